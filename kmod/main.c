@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktgen: in-kernel TCP/UDP traffic generator and sink with selectable copy
+ * paths, configured over generic netlink (family "ktgen").
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <net/genetlink.h>
+
+#include "ktgen.h"
+
+static int __init ktg_init(void)
+{
+	int err;
+
+	err = ktg_cpu_init();
+	if (err)
+		return err;
+
+	err = ktg_pernet_init();
+	if (err)
+		return err;
+
+	err = ktg_netlink_init();
+	if (err)
+		goto err_pernet;
+
+	pr_info("version %s loaded\n", KTGEN_VERSION);
+	return 0;
+
+err_pernet:
+	ktg_pernet_exit();
+	return err;
+}
+
+static void __exit ktg_exit(void)
+{
+	/* No new requests once the family is gone; then the namespaces'
+	 * sinks and runs are torn down.
+	 */
+	ktg_netlink_exit();
+	ktg_pernet_exit();
+}
+
+module_init(ktg_init);
+module_exit(ktg_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("In-kernel TCP/UDP traffic generator and sink");
+MODULE_VERSION(KTGEN_VERSION);
+MODULE_ALIAS_GENL_FAMILY(KTGEN_FAMILY_NAME);

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module-wide memory budget for source and sink buffers: a working set of
+ * 256 MiB per flow is a legitimate test, a thousand of them is not.
+ */
+#include <linux/atomic.h>
+#include <linux/errno.h>
+#include <linux/mutex.h>
+
+#include "ktgen.h"
+
+static DEFINE_MUTEX(ktg_mem_lock);
+static u64 ktg_mem_limit = KTG_MEM_BUDGET_DEFAULT;
+static u64 ktg_mem_charged;
+
+int ktg_mem_charge(u64 bytes)
+{
+	int err = 0;
+
+	mutex_lock(&ktg_mem_lock);
+	if (bytes > ktg_mem_limit - ktg_mem_charged)
+		err = -ENOSPC;
+	else
+		ktg_mem_charged += bytes;
+	mutex_unlock(&ktg_mem_lock);
+	return err;
+}
+
+void ktg_mem_uncharge(u64 bytes)
+{
+	mutex_lock(&ktg_mem_lock);
+	if (!WARN_ON_ONCE(bytes > ktg_mem_charged))
+		ktg_mem_charged -= bytes;
+	mutex_unlock(&ktg_mem_lock);
+}
+
+u64 ktg_mem_used(void)
+{
+	u64 used;
+
+	mutex_lock(&ktg_mem_lock);
+	used = ktg_mem_charged;
+	mutex_unlock(&ktg_mem_lock);
+	return used;
+}
+
+u64 ktg_mem_budget(void)
+{
+	u64 limit;
+
+	mutex_lock(&ktg_mem_lock);
+	limit = ktg_mem_limit;
+	mutex_unlock(&ktg_mem_lock);
+	return limit;
+}
+
+/* A budget below what is charged now would strand running tests: refuse. */
+int ktg_mem_set_budget(u64 bytes)
+{
+	int err = 0;
+
+	mutex_lock(&ktg_mem_lock);
+	if (bytes < ktg_mem_charged)
+		err = -EBUSY;
+	else
+		ktg_mem_limit = bytes;
+	mutex_unlock(&ktg_mem_lock);
+	return err;
+}

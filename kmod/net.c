@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Per network namespace state.
+ */
+#include <net/netns/generic.h>
+
+#include "ktgen.h"
+
+static unsigned int ktg_net_id __read_mostly;
+
+struct ktg_net *ktg_pernet(const struct net *net)
+{
+	return net_generic(net, ktg_net_id);
+}
+
+static int __net_init ktg_net_init(struct net *net)
+{
+	struct ktg_net *kn = ktg_pernet(net);
+
+	kn->net = net;
+	mutex_init(&kn->lock);
+	INIT_LIST_HEAD(&kn->sinks);
+	INIT_LIST_HEAD(&kn->runs);
+	return 0;
+}
+
+static void __net_exit ktg_net_exit(struct net *net)
+{
+	struct ktg_net *kn = ktg_pernet(net);
+
+	/* Kernel sockets do not pin their namespace: whatever holds one must
+	 * be gone by now.
+	 */
+	WARN_ON_ONCE(!list_empty(&kn->sinks) || !list_empty(&kn->runs));
+	mutex_destroy(&kn->lock);
+}
+
+static struct pernet_operations ktg_net_ops = {
+	.init	= ktg_net_init,
+	.exit	= ktg_net_exit,
+	.id	= &ktg_net_id,
+	.size	= sizeof(struct ktg_net),
+};
+
+int ktg_pernet_init(void)
+{
+	return register_pernet_subsys(&ktg_net_ops);
+}
+
+void ktg_pernet_exit(void)
+{
+	unregister_pernet_subsys(&ktg_net_ops);
+}

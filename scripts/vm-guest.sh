@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm-guest.sh: PID 1 of a guest booted by vm-run.sh, on the host's root with
+# a tmpfs overlay. Mounts what tests need, runs the command vm-run.sh left
+# in /mnt/out/cmd, records its status and powers off.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb LANG=C.UTF-8
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mkdir -p /run/netns
+
+kver=$(sed -n 's/.*ktgen\.kver=\([^ ]*\).*/\1/p' /proc/cmdline)
+# The kernel's modules, writable so tests can install ktgen.ko and depmod.
+mkdir -p /run/modules.lower /run/modules.rw/upper /run/modules.rw/work "/lib/modules/$kver"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro modules /run/modules.lower
+mount -t overlay -o lowerdir=/run/modules.lower,upperdir=/run/modules.rw/upper,workdir=/run/modules.rw/work \
+	modules "/lib/modules/$kver"
+mkdir -p /mnt/out
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /mnt/out
+
+hostname ktgen-vm
+ip link set lo up
+
+bash /mnt/out/cmd </dev/null
+rc=$?
+echo "$rc" >/mnt/out/exit
+sync
+echo "KTGEN_EXIT=$rc"
+echo o >/proc/sysrq-trigger
+sleep 5
+echo b >/proc/sysrq-trigger

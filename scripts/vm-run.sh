@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm-run.sh [-k KERNEL_ENV] [-m MEM] [-c CPUS] [-t SECS] [-o OUTDIR] -- CMD...
+#
+# Boot a Debian kernel under QEMU/TCG with the host's root file system (over
+# 9p, read-only, with a tmpfs overlay so the guest can write anywhere) and
+# run CMD as root in the current directory. The guest kernel's modules are
+# at /lib/modules/KVER (writable overlay: tests may install into it), OUTDIR
+# is writable at /mnt/out. No network leaves the guest (-nic none).
+#
+# The console goes to OUTDIR/console.log and stdout. Exit status: CMD's, or
+# 124 on timeout, 125 when the guest died before CMD finished.
+set -euo pipefail
+
+here=$(dirname "$(readlink -f "$0")")
+CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
+kenv= mem=1536 cpus=2 secs=600 out=
+while getopts "k:m:c:t:o:" o; do
+	case $o in
+	k) kenv=$OPTARG ;;
+	m) mem=$OPTARG ;;
+	c) cpus=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	o) out=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ "${1:-}" = -- ] && shift
+[ $# -gt 0 ] || { echo "usage: vm-run.sh [-k ENV] [-o OUT] -- CMD..." >&2; exit 2; }
+[ -n "$kenv" ] || kenv=$("$here/fetch-kernel.sh" bookworm)
+# shellcheck disable=SC1090
+. "$kenv"
+[ -n "$out" ] || out=$(mktemp -d /tmp/ktgen-vm.XXXXXX)
+mkdir -p "$out"
+out=$(readlink -f "$out")
+rm -f "$out/exit" "$out/console.log"
+
+# The initramfs: busybox, the modules the 9p root needs (none when they are
+# built in), and an init that mounts the root and hands over to vm-guest.sh.
+initrd=$CACHE/initrd/$(echo "$KVER-$(sha256sum <"$here/vm-run.sh" | cut -c1-8)").cpio.gz
+if [ ! -e "$initrd" ]; then
+	tmp=$(mktemp -d)
+	mkdir -p "$tmp"/{bin,dev,proc,sys,lower,rw,newroot,modules} "$(dirname "$initrd")"
+	cp /bin/busybox "$tmp/bin/busybox"
+	for m in virtio_pci 9pnet_virtio 9p overlay; do
+		modprobe -d "${MODDIR%/lib/modules/*}" -S "$KVER" --show-depends "$m" 2>/dev/null |
+			awk '$1 == "insmod" { print $2 }'
+	done | awk '!seen[$0]++' | while read -r ko; do
+		n=$(basename "$ko")
+		case $n in
+		*.xz) xz -dc "$ko" >"$tmp/modules/${n%.xz}"; n=${n%.xz} ;;
+		*.zst) zstd -qdc "$ko" >"$tmp/modules/${n%.zst}"; n=${n%.zst} ;;
+		*) cp "$ko" "$tmp/modules/$n" ;;
+		esac
+		echo "$n" >>"$tmp/modules/order"
+	done
+	cat >"$tmp/init" <<'EOT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs dev /dev
+[ -e /modules/order ] && for m in $(cat /modules/order); do insmod /modules/$m; done
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro hostroot /lower
+mount -t tmpfs -o mode=0755 rw /rw
+mkdir -p /rw/upper /rw/work
+mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work root /newroot
+ginit=$(sed -n 's/.*ktgen\.init=\([^ ]*\).*/\1/p' /proc/cmdline)
+umount /proc /sys
+mount --move /dev /newroot/dev
+exec switch_root /newroot "$ginit"
+EOT
+	chmod +x "$tmp/init"
+	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp"
+	mv "$initrd.tmp" "$initrd"
+	rm -rf "$tmp"
+fi
+
+# What the guest runs, and where.
+{
+	echo "cd $(printf %q "$PWD")"
+	printf '%q ' "$@"
+	echo
+} >"$out/cmd"
+
+console=$out/console.log
+set +e
+timeout --foreground -k 10 "$secs" qemu-system-x86_64 \
+	-M q35 -cpu max -smp "$cpus" -m "$mem" -nic none \
+	-nographic -no-reboot -monitor none -serial stdio \
+	-kernel "$VMLINUZ" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 ktgen.init=$here/vm-guest.sh ktgen.kver=$KVER" \
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$MODDIR,mount_tag=modules,security_model=none,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
+	</dev/null 2>&1 | tee "$console" | { if [ -n "${KTGEN_VM_QUIET:-}" ]; then cat >/dev/null; else cat; fi; }
+qrc=${PIPESTATUS[0]}
+set -e
+[ "$qrc" = 124 ] && { echo "vm-run: timeout after $secs s" >&2; exit 124; }
+if [ -e "$out/exit" ]; then
+	exit "$(cat "$out/exit")"
+fi
+echo "vm-run: the guest died before the command finished (see $console)" >&2
+exit 125

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# vm-suite.sh LANE [CASE-REGEX]: build ktgen.ko for LANE's kernel and run the
+# KTAP scenarios of tests/vm in a VM on it. LANE is a Debian suite
+# (bookworm) or SUITE-debug for the debug-kernel build of it. Prints KTAP
+# and a "LANE: N passed, N failed" line; a case that never ran (guest crash,
+# timeout) counts as failed.
+set -euo pipefail
+
+here=$(dirname "$(readlink -f "$0")")
+top=$(dirname "$here")
+CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
+lane=${1:?lane}
+filter=${2:-}
+
+case $lane in
+*-debug) kenv=$("$here/build-debug-kernel.sh" "${lane%-debug}") ;;
+*) kenv=$("$here/fetch-kernel.sh" "$lane") ;;
+esac
+# shellcheck disable=SC1090
+. "$kenv"
+ko=$("$here/build-module.sh" "$kenv")
+make -s -C "$top/tools" ktgen KTGEN_VERSION="$(make -s -C "$top" --no-print-directory print-version)"
+mkdir -p "$top/tests/build"
+make -s -C "$top/tools" ../tests/build/nlraw
+
+out=$CACHE/runs/$lane
+rm -rf "$out"
+mkdir -p "$out"
+mapfile -t cases < <("$top/tests/vm/run.sh" --list "$filter")
+scale=1
+[ -n "${KDEBUG:-}" ] && scale=10
+echo "# $lane: kernel $KVER, ${#cases[@]} cases"
+set +e
+KTGEN_VM_QUIET=${KTGEN_VM_QUIET-1} "$here/vm-run.sh" -k "$kenv" -o "$out" -t $((600 * scale)) -- \
+	env KTGEN="$top/tools/ktgen" KTGEN_KO="$ko" KTGEN_NLRAW="$top/tests/build/nlraw" \
+	KTGEN_TIME_SCALE=$scale KTGEN_KTAP=/mnt/out/ktap \
+	"$top/tests/vm/run.sh" "$filter" >/dev/null
+rc=$?
+set -e
+
+# The console carries the cases' diagnostics; the KTAP file the verdicts.
+grep -av '^\[ *[0-9.]*\]' "$out/console.log" | sed -n '/^KTAP version/,/^KTGEN_EXIT/p' |
+	grep -v '^KTGEN_EXIT' || true
+passed=$(grep -c '^ok ' "$out/ktap" 2>/dev/null || true)
+failed=$(grep -c '^not ok ' "$out/ktap" 2>/dev/null || true)
+ran=$((passed + failed))
+if [ $ran -lt ${#cases[@]} ]; then
+	echo "# $lane: $(( ${#cases[@]} - ran )) cases never ran (guest status $rc); console tail:"
+	tail -n 40 "$out/console.log" | sed 's/^/#   /'
+	failed=$(( ${#cases[@]} - passed ))
+fi
+echo "$lane: $passed passed, $failed failed"
+[ "$failed" = 0 ]

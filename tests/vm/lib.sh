@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the KTAP scenario scripts run in the guest by run.sh. Each
+# scenario file registers cases with `case_add NAME FUNCTION [TIMEOUT]`; a
+# case runs in its own bash under `set -e`, fails on a non-zero status, is
+# skipped with status 4 (ksft), and fails whenever the kernel reported
+# anything while it ran.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+: "${KTGEN:=ktgen}"
+: "${KTGEN_KO:=}"
+: "${KTGEN_TESTS:=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")}"
+: "${KTGEN_TIME_SCALE:=1}"
+
+CASES=()
+declare -A CASE_FN CASE_TIMEOUT
+
+case_add()
+{
+	CASES+=("$1")
+	CASE_FN[$1]=$2
+	CASE_TIMEOUT[$1]=${3:-60}
+}
+
+log()
+{
+	echo "# $*"
+}
+
+fail()
+{
+	echo "FAIL: $*" >&2
+	exit $KSFT_FAIL
+}
+
+skip()
+{
+	echo "SKIP: $*" >&2
+	exit $KSFT_SKIP
+}
+
+# Seconds scaled for slow kernels (the debug lane runs 10-30x slower).
+scaled()
+{
+	echo $(( $1 * KTGEN_TIME_SCALE ))
+}
+
+# slowwait SECS CMD...: poll CMD every 0.1 s until it succeeds.
+slowwait()
+{
+	local deadline=$(( $(date +%s) + $1 ))
+
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -lt $deadline ] || return 1
+		sleep 0.1
+	done
+}
+
+module_loaded()
+{
+	[ -d /sys/module/ktgen ]
+}
+
+load_module()
+{
+	module_loaded && return 0
+	insmod "$KTGEN_KO" "$@"
+}
+
+unload_module()
+{
+	module_loaded || return 0
+	rmmod ktgen
+}
+
+# expect_fail EXIT_CODE PATTERN CMD...: CMD must exit with EXIT_CODE and
+# print something matching PATTERN (extended regex) on stderr.
+expect_fail()
+{
+	local want=$1 pat=$2 rc=0 err
+
+	shift 2
+	err=$("$@" 2>&1 >/dev/null) || rc=$?
+	[ "$rc" = "$want" ] || fail "'$*' exited $rc, expected $want: $err"
+	echo "$err" | grep -Eq -- "$pat" || fail "'$*' said '$err', expected /$pat/"
+	log "refused as expected: $err"
+}
+
+# A JSON document on stdin; a Python expression over it (as d) must hold.
+json_check()
+{
+	/usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+ok = eval("(" + sys.argv[1] + ")")
+if not ok:
+    print("json check failed: " + sys.argv[1] + " on " + json.dumps(d), file=sys.stderr)
+sys.exit(0 if ok else 1)' "$1"
+}
+
+# Unique namespace names; removed after each case by run.sh.
+NS_PREFIX=ktg-$$-
+netns_add()
+{
+	ip netns add "$NS_PREFIX$1"
+	ip -n "$NS_PREFIX$1" link set lo up
+	echo "$NS_PREFIX$1"
+}

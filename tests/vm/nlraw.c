@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nlraw: send one hand-made ktgen request, the way no well-behaved client
+ * would, and print the kernel's answer through the CLI's own error path.
+ *
+ *   nlraw COMMAND [TYPE:KIND:VALUE]...
+ *
+ * COMMAND is get-info, get-config, set-config or a number; KIND is u8, u16,
+ * u32, u64, str or hex (raw bytes). Exit 0 when the kernel accepted the
+ * request, 1 when it refused (the reason is on stderr), 2 on usage errors.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/ktgen.h>
+
+#include "ktgen.h"
+#include "nl.h"
+
+struct opts opts;
+
+static const struct {
+	const char		*name;
+	uint8_t			cmd;
+	const struct attr_set	*set;
+} cmds[] = {
+	{ "get-info",	KTGEN_CMD_GET_INFO,	&ktg_info_attrs },
+	{ "get-config",	KTGEN_CMD_GET_CONFIG,	&ktg_config_attrs },
+	{ "set-config",	KTGEN_CMD_SET_CONFIG,	&ktg_config_attrs },
+};
+
+static int put_attr(struct nlmsghdr *nlh, const char *spec)
+{
+	char kind[8], val[1024];
+	unsigned int type;
+	uint64_t v = 0;
+
+	if (sscanf(spec, "%u:%7[^:]:%1023s", &type, kind, val) != 3)
+		return -EINVAL;
+	if (strcmp(kind, "str") && strcmp(kind, "hex") && parse_u64(val, &v))
+		return -EINVAL;
+	if (!strcmp(kind, "u8")) {
+		mnl_attr_put_u8(nlh, type, v);
+	} else if (!strcmp(kind, "u16")) {
+		mnl_attr_put_u16(nlh, type, v);
+	} else if (!strcmp(kind, "u32")) {
+		mnl_attr_put_u32(nlh, type, v);
+	} else if (!strcmp(kind, "u64")) {
+		mnl_attr_put_u64(nlh, type, v);
+	} else if (!strcmp(kind, "str")) {
+		mnl_attr_put_strz(nlh, type, val);
+	} else if (!strcmp(kind, "hex")) {
+		unsigned char b[512];
+		size_t i, n = strlen(val) / 2;
+
+		if (n > sizeof(b))
+			return -EINVAL;
+		for (i = 0; i < n; i++)
+			if (sscanf(val + 2 * i, "%2hhx", &b[i]) != 1)
+				return -EINVAL;
+		mnl_attr_put(nlh, type, n, b);
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct attr_set *set = NULL;
+	struct nlmsghdr *nlh;
+	struct nl_ctx ctx;
+	uint64_t cmd = 0;
+	unsigned int i;
+	int err;
+
+	if (argc < 2) {
+		fputs("usage: nlraw COMMAND [TYPE:KIND:VALUE]...\n", stderr);
+		return EXIT_USAGE;
+	}
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(argv[1], cmds[i].name)) {
+			cmd = cmds[i].cmd;
+			set = cmds[i].set;
+		}
+	if (!set && (parse_u64(argv[1], &cmd) || cmd > 255)) {
+		fprintf(stderr, "nlraw: bad command %s\n", argv[1]);
+		return EXIT_USAGE;
+	}
+	if (nl_open(&ctx))
+		return EXIT_FAIL;
+	nlh = nl_msg_start(&ctx, cmd, 0);
+	for (i = 2; i < (unsigned int)argc; i++) {
+		if (put_attr(nlh, argv[i])) {
+			fprintf(stderr, "nlraw: bad attribute %s\n", argv[i]);
+			nl_close(&ctx);
+			return EXIT_USAGE;
+		}
+	}
+	err = nl_request(&ctx, nlh, set, NULL, NULL);
+	nl_close(&ctx);
+	return err ? EXIT_FAIL : EXIT_OK;
+}

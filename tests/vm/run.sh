@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [--list] [CASE-REGEX]: run the VM scenarios (t_*.sh) as KTAP.
+#
+# Before each case a marker goes to /dev/kmsg; the kernel log from the
+# marker on is searched for reports afterwards, so a WARNING, BUG, KASAN,
+# lockdep, ODEBUG, soft-lockup or hung-task report fails the case that
+# caused it. After each case the module is unloaded and the case's network
+# namespaces removed, so one failure does not poison the next case.
+set -u
+dir=$(dirname "$(readlink -f "$0")")
+# shellcheck source=tests/vm/lib.sh
+. "$dir/lib.sh"
+for f in "$dir"/t_*.sh; do
+	# shellcheck disable=SC1090
+	. "$f"
+done
+
+filter=
+list=0
+for a in "$@"; do
+	case $a in
+	--list) list=1 ;;
+	*) filter=$a ;;
+	esac
+done
+sel=()
+for c in "${CASES[@]}"; do
+	[[ -z $filter || $c =~ $filter ]] && sel+=("$c")
+done
+if [ $list = 1 ]; then
+	printf '%s\n' "${sel[@]}"
+	exit 0
+fi
+
+REPORT_RE='WARNING:|BUG:|Oops|KASAN|UBSAN|kmemleak|possible circular|inconsistent lock|possible recursive|ODEBUG|soft lockup|hung_task|blocked for more than|general protection|Call Trace:'
+ktap=${KTGEN_KTAP:-/dev/null}
+
+out()
+{
+	echo "$*"
+	echo "$*" >>"$ktap"
+}
+
+out "KTAP version 1"
+out "1..${#sel[@]}"
+n=0 failed=0
+for c in "${sel[@]}"; do
+	n=$((n + 1))
+	echo "ktgen-test: begin $c" >/dev/kmsg
+	log=$(mktemp)
+	start=$(date +%s.%N)
+	timeout -k 5 "$(scaled "${CASE_TIMEOUT[$c]}")" \
+		bash -c 'set -e; . "$1/lib.sh"; for f in "$1"/t_*.sh; do . "$f"; done; "$2"' \
+		case "$dir" "${CASE_FN[$c]}" >"$log" 2>&1
+	rc=$?
+	secs=$(echo "$(date +%s.%N) - $start" | bc)
+
+	# Leave nothing behind: namespaces, then the module.
+	for ns in $(ip netns list | awk '{ print $1 }' | grep '^ktg-'); do
+		ip netns del "$ns"
+	done
+	if module_loaded && ! rmmod ktgen 2>>"$log"; then
+		echo "FAIL: ktgen could not be unloaded after the case" >>"$log"
+		[ $rc = 0 ] && rc=1
+	fi
+	report=$(dmesg | sed -n "/ktgen-test: begin $c\$/,\$p" | grep -E "$REPORT_RE" | head -n 5)
+	if [ -n "$report" ]; then
+		echo "FAIL: kernel report during the case:" >>"$log"
+		dmesg | sed -n "/ktgen-test: begin $c\$/,\$p" | tail -n 60 >>"$log"
+		rc=1
+	fi
+
+	sed "s/^/# /" "$log"
+	echo "# $c: ${secs}s"
+	rm -f "$log"
+	case $rc in
+	0) out "ok $n $c" ;;
+	4) out "ok $n $c # SKIP" ;;
+	124) out "not ok $n $c # TIMEOUT"; failed=$((failed + 1)) ;;
+	*) out "not ok $n $c # exit=$rc"; failed=$((failed + 1)) ;;
+	esac
+done
+[ $failed = 0 ]

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktgen info: the module's version and the primitives in effect.
+ */
+#include <string.h>
+#include <linux/genetlink.h>
+#include <linux/ktgen.h>
+
+#include "ktgen.h"
+#include "nl.h"
+#include "print.h"
+
+static const char * const nocache_impl_names[] = {
+	[KTGEN_NOCACHE_IMPL_MEMCPY]	= "memcpy",
+	[KTGEN_NOCACHE_IMPL_MOVNTI]	= "movnti",
+};
+
+static const char * const page_send_names[] = {
+	[KTGEN_PAGE_SEND_SENDPAGE]	= "sendpage",
+	[KTGEN_PAGE_SEND_SPLICE_PAGES]	= "splice-pages",
+};
+
+#define ENUM_NAME(tbl, v) \
+	((v) < ARRAY_SIZE(tbl) && (tbl)[v] ? (tbl)[v] : "unknown")
+
+static int info_attr_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr **tb = data;
+	unsigned int type = mnl_attr_get_type(attr);
+
+	if (type <= KTGEN_A_INFO_MAX)
+		tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static const char *attr_str(const struct nlattr *a)
+{
+	return a && mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0 ?
+		mnl_attr_get_str(a) : NULL;
+}
+
+static uint32_t attr_u32(const struct nlattr *a, uint32_t def)
+{
+	return a && mnl_attr_validate(a, MNL_TYPE_U32) >= 0 ? mnl_attr_get_u32(a) : def;
+}
+
+static int info_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KTGEN_A_INFO_MAX + 1] = {};
+	uint32_t nocache, send;
+	bool pmu;
+
+	(void)data;
+	mnl_attr_parse(nlh, GENL_HDRLEN, info_attr_cb, tb);
+	nocache = attr_u32(tb[KTGEN_A_INFO_NOCACHE_IMPL], UINT32_MAX);
+	send = attr_u32(tb[KTGEN_A_INFO_PAGE_SEND], UINT32_MAX);
+	pmu = tb[KTGEN_A_INFO_PMU] && mnl_attr_get_u8(tb[KTGEN_A_INFO_PMU]);
+
+	print_open_object(NULL);
+	print_string(PRINT_ANY, "version", "ktgen module %s",
+		     attr_str(tb[KTGEN_A_INFO_VERSION]));
+	print_string(PRINT_JSON, "cli_version", NULL, KTGEN_VERSION);
+	print_u64(PRINT_ANY, "abi_version", " (abi %llu)",
+		  attr_u32(tb[KTGEN_A_INFO_ABI_VERSION], 0));
+	print_string(PRINT_ANY, "kernel", " on kernel %s\n",
+		     attr_str(tb[KTGEN_A_INFO_KERNEL]));
+	print_string(PRINT_ANY, "nocache_impl", "  nocache copy: %s\n",
+		     ENUM_NAME(nocache_impl_names, nocache));
+	print_string(PRINT_ANY, "page_send", "  page send:    %s\n",
+		     ENUM_NAME(page_send_names, send));
+	print_bool(PRINT_JSON, "pmu", NULL, pmu);
+	print_string(PRINT_TEXT, NULL, "  cpu cost:     %s\n",
+		     pmu ? "pmu cycles" : "busy time (no PMU: cycles estimated)");
+	print_close_object();
+
+	if (attr_u32(tb[KTGEN_A_INFO_ABI_VERSION], 0) != KTGEN_ABI_VERSION)
+		fprintf(stderr, "ktgen: warning: module ABI %u, this CLI speaks %u\n",
+			attr_u32(tb[KTGEN_A_INFO_ABI_VERSION], 0), KTGEN_ABI_VERSION);
+	return MNL_CB_OK;
+}
+
+static void info_usage(FILE *f)
+{
+	fputs("Usage: ktgen info\n"
+	      "Show the module's version, ABI and the copy and page-send\n"
+	      "primitives in effect on this kernel.\n", f);
+}
+
+int do_info(int argc, char **argv)
+{
+	struct nl_ctx ctx;
+	struct nlmsghdr *nlh;
+	int err;
+
+	if (argc > 0 && is_help(argv[0])) {
+		info_usage(stdout);
+		return EXIT_OK;
+	}
+	if (argc > 0) {
+		usage_error("info: unexpected '%s'", argv[0]);
+		return EXIT_USAGE;
+	}
+	if (nl_open(&ctx))
+		return EXIT_FAIL;
+	nlh = nl_msg_start(&ctx, KTGEN_CMD_GET_INFO, 0);
+	err = nl_request(&ctx, nlh, &ktg_info_attrs, info_cb, NULL);
+	nl_close(&ctx);
+	return err ? EXIT_FAIL : EXIT_OK;
+}
