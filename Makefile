@@ -37,8 +37,12 @@ tools: deps
 uapi: deps
 	scripts/ynl-gen.sh include/uapi/linux/ktgen.h
 
+# Sources only: not kbuild's *.mod.c nor the generated compat header.
+CHECKPATCH_FILES = $(filter-out %.mod.c kmod/compat-gen.h, \
+		   $(wildcard kmod/*.c kmod/*.h kmod/probes/*.c include/uapi/linux/*.h))
+
 checkpatch: deps
-	@scripts/checkpatch.sh kmod/*.c kmod/*.h kmod/probes/*.c include/uapi/linux/*.h
+	@scripts/checkpatch.sh $(CHECKPATCH_FILES)
 
 # Tiers: host unit tests of the CLI (ASan/UBSan), the uapi header against its
 # spec, then the KTAP VM suites on the stock and the debug kernel.

@@ -129,14 +129,12 @@ static void parse_ack_tlvs(const struct nlmsghdr *nlh, struct ack_tlvs *t)
 				t->offs = mnl_attr_get_u32(a);
 			}
 			break;
-#ifdef NLMSGERR_ATTR_MISS_TYPE
 		case NLMSGERR_ATTR_MISS_TYPE:
 			if (mnl_attr_validate(a, MNL_TYPE_U32) >= 0) {
 				t->has_miss = 1;
 				t->miss_type = mnl_attr_get_u32(a);
 			}
 			break;
-#endif
 		}
 	}
 }

@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh: every test, tier by tier, ending with "N passed, N failed".
+#
+#   unit        CLI unit tests and CLI behaviour (host, ASan/UBSan)
+#   uapi        the header is what the YNL spec generates
+#   checkpatch  kernel style of kmod/ and include/
+#   vm          KTAP scenarios in a VM on the stock bookworm kernel
+#   debug       the same scenarios plus leak/lock checks, fault injection
+#               and the netlink fuzzer on the debug kernel (KASAN,
+#               lockdep, kmemleak, ODEBUG), with module line coverage
+#
+# KTGEN_TIERS="unit vm" limits the tiers. The debug kernel (~20 min to build
+# on a fresh machine) is built in the background while the other tiers run.
+set -uo pipefail
+
+here=$(dirname "$(readlink -f "$0")")
+top=$(dirname "$here")
+CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
+tiers=${KTGEN_TIERS:-unit uapi checkpatch vm debug}
+passed=0 failed=0
+start=$(date +%s)
+
+has_tier()
+{
+	[[ " $tiers " == *" $1 "* ]]
+}
+
+# run_tier NAME CMD...: show the tier's KTAP and count its verdicts; a tier
+# that fails without a failing case counts as one failure.
+run_tier()
+{
+	local name=$1 log rc p f t0=$(date +%s)
+
+	shift
+	log=$(mktemp)
+	echo "# ==== tier $name"
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	p=$(grep -cE '^ok [0-9]+' "$log")
+	f=$(grep -cE '^not ok [0-9]+' "$log")
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		echo "not ok - $name # the tier failed (status $rc)"
+		f=1
+	fi
+	echo "# tier $name: $p passed, $f failed in $(( $(date +%s) - t0 )) s"
+	passed=$((passed + p))
+	failed=$((failed + f))
+	rm -f "$log"
+}
+
+checkpatch_ktap()
+{
+	local out
+
+	echo "1..1"
+	out=$(make -s -C "$top" checkpatch 2>&1)
+	echo "$out" | sed 's/^/# /'
+	if echo "$out" | grep -qE 'ERROR|WARNING|CHECK'; then
+		echo "not ok 1 checkpatch_strict"
+		return 1
+	fi
+	echo "ok 1 checkpatch_strict"
+}
+
+"$here/install-deps.sh" || exit 1
+
+if has_tier debug; then
+	mkdir -p "$CACHE"
+	"$here/build-debug-kernel.sh" >"$CACHE/debug-kernel.log" 2>&1 &
+	dbg_pid=$!
+fi
+
+has_tier unit && run_tier unit make -s -C "$top/tools" check
+has_tier uapi && run_tier uapi "$here/check-uapi.sh"
+has_tier checkpatch && run_tier checkpatch checkpatch_ktap
+has_tier vm && run_tier vm "$here/vm-suite.sh" bookworm
+if has_tier debug; then
+	echo "# waiting for the debug kernel build (log: $CACHE/debug-kernel.log)"
+	if wait $dbg_pid; then
+		run_tier debug "$here/vm-suite.sh" bookworm-debug
+	else
+		tail -n 30 "$CACHE/debug-kernel.log" | sed 's/^/# /'
+		echo "not ok - debug # the debug kernel did not build"
+		failed=$((failed + 1))
+	fi
+fi
+
+echo "# make check took $(( $(date +%s) - start )) s"
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]
