@@ -31,20 +31,21 @@ has_tier()
 # that fails without a failing case counts as one failure.
 run_tier()
 {
-	local name=$1 log rc p f t0=$(date +%s)
+	local name=$1 log rc p s f t0=$(date +%s)
 
 	shift
 	log=$(mktemp)
 	echo "# ==== tier $name"
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	p=$(grep -cE '^ok [0-9]+' "$log")
+	p=$(grep -E '^ok [0-9]+' "$log" | grep -vc '# SKIP')
+	s=$(grep -E '^ok [0-9]+' "$log" | grep -c '# SKIP')
 	f=$(grep -cE '^not ok [0-9]+' "$log")
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		echo "not ok - $name # the tier failed (status $rc)"
 		f=1
 	fi
-	echo "# tier $name: $p passed, $f failed in $(( $(date +%s) - t0 )) s"
+	echo "# tier $name: $p passed, $f failed, $s skipped in $(( $(date +%s) - t0 )) s"
 	passed=$((passed + p))
 	failed=$((failed + f))
 	rm -f "$log"

@@ -23,7 +23,7 @@ esac
 ko=$("$here/build-module.sh" "$kenv")
 make -s -C "$top/tools" ktgen KTGEN_VERSION="$(make -s -C "$top" --no-print-directory print-version)"
 mkdir -p "$top/tests/build"
-make -s -C "$top/tools" ../tests/build/nlraw
+make -s -C "$top/tools" helpers
 
 out=$CACHE/runs/$lane
 rm -rf "$out"
@@ -35,6 +35,7 @@ echo "# $lane: kernel $KVER, ${#cases[@]} cases"
 set +e
 KTGEN_VM_QUIET=${KTGEN_VM_QUIET-1} "$here/vm-run.sh" -k "$kenv" -o "$out" -t $((600 * scale)) -- \
 	env KTGEN="$top/tools/ktgen" KTGEN_KO="$ko" KTGEN_NLRAW="$top/tests/build/nlraw" \
+	KTGEN_NLFAULT="$top/tests/build/nlfault" KTGEN_NLFUZZ="$top/tests/build/nlfuzz" \
 	KTGEN_TIME_SCALE=$scale KTGEN_KTAP=/mnt/out/ktap \
 	"$top/tests/vm/run.sh" "$filter" >/dev/null
 rc=$?
@@ -43,13 +44,14 @@ set -e
 # The console carries the cases' diagnostics; the KTAP file the verdicts.
 grep -av '^\[ *[0-9.]*\]' "$out/console.log" | sed -n '/^KTAP version/,/^KTGEN_EXIT/p' |
 	grep -v '^KTGEN_EXIT' || true
-passed=$(grep -c '^ok ' "$out/ktap" 2>/dev/null || true)
+passed=$(grep '^ok ' "$out/ktap" 2>/dev/null | grep -vc '# SKIP' || true)
+skipped=$(grep '^ok ' "$out/ktap" 2>/dev/null | grep -c '# SKIP' || true)
 failed=$(grep -c '^not ok ' "$out/ktap" 2>/dev/null || true)
-ran=$((passed + failed))
+ran=$((passed + skipped + failed))
 if [ $ran -lt ${#cases[@]} ]; then
 	echo "# $lane: $(( ${#cases[@]} - ran )) cases never ran (guest status $rc); console tail:"
 	tail -n 40 "$out/console.log" | sed 's/^/#   /'
-	failed=$(( ${#cases[@]} - passed ))
+	failed=$(( ${#cases[@]} - passed - skipped ))
 fi
-echo "$lane: $passed passed, $failed failed"
+echo "$lane: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

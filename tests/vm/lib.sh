@@ -111,3 +111,43 @@ netns_add()
 	ip -n "$NS_PREFIX$1" link set lo up
 	echo "$NS_PREFIX$1"
 }
+
+DEBUGFS=/sys/kernel/debug
+
+# Fault injection by the task's fail-nth counter only: no random faults,
+# every allocation site counts (sleeping ones and order-0 pages included),
+# nothing dumped to the log.
+fault_setup()
+{
+	local a
+
+	[ -d $DEBUGFS/failslab ] && [ -e /proc/self/fail-nth ] ||
+		skip "this kernel has no fault injection (the debug lane does)"
+	for a in failslab fail_page_alloc; do
+		echo 0 >$DEBUGFS/$a/probability
+		echo 0 >$DEBUGFS/$a/verbose
+		echo N >$DEBUGFS/$a/ignore-gfp-wait
+	done
+	echo N >$DEBUGFS/fail_page_alloc/ignore-gfp-highmem
+	echo 0 >$DEBUGFS/fail_page_alloc/min-order
+}
+
+have_kmemleak()
+{
+	[ -e $DEBUGFS/kmemleak ]
+}
+
+# Report leaks that appeared since the last kmemleak_check (or the start
+# of the suite): objects must be a few seconds old to count.
+kmemleak_check()
+{
+	local leaks
+
+	have_kmemleak || return 0
+	echo scan >$DEBUGFS/kmemleak
+	sleep 6
+	echo scan >$DEBUGFS/kmemleak
+	leaks=$(cat $DEBUGFS/kmemleak)
+	echo clear >$DEBUGFS/kmemleak
+	[ -z "$leaks" ] || { echo "$leaks" | head -n 60 >&2; fail "kmemleak found leaks"; }
+}

@@ -17,6 +17,7 @@
 
 #include "ktgen.h"
 #include "nl.h"
+#include "attrspec.h"
 
 struct opts opts;
 
@@ -29,42 +30,6 @@ static const struct {
 	{ "get-config",	KTGEN_CMD_GET_CONFIG,	&ktg_config_attrs },
 	{ "set-config",	KTGEN_CMD_SET_CONFIG,	&ktg_config_attrs },
 };
-
-static int put_attr(struct nlmsghdr *nlh, const char *spec)
-{
-	char kind[8], val[1024];
-	unsigned int type;
-	uint64_t v = 0;
-
-	if (sscanf(spec, "%u:%7[^:]:%1023s", &type, kind, val) != 3)
-		return -EINVAL;
-	if (strcmp(kind, "str") && strcmp(kind, "hex") && parse_u64(val, &v))
-		return -EINVAL;
-	if (!strcmp(kind, "u8")) {
-		mnl_attr_put_u8(nlh, type, v);
-	} else if (!strcmp(kind, "u16")) {
-		mnl_attr_put_u16(nlh, type, v);
-	} else if (!strcmp(kind, "u32")) {
-		mnl_attr_put_u32(nlh, type, v);
-	} else if (!strcmp(kind, "u64")) {
-		mnl_attr_put_u64(nlh, type, v);
-	} else if (!strcmp(kind, "str")) {
-		mnl_attr_put_strz(nlh, type, val);
-	} else if (!strcmp(kind, "hex")) {
-		unsigned char b[512];
-		size_t i, n = strlen(val) / 2;
-
-		if (n > sizeof(b))
-			return -EINVAL;
-		for (i = 0; i < n; i++)
-			if (sscanf(val + 2 * i, "%2hhx", &b[i]) != 1)
-				return -EINVAL;
-		mnl_attr_put(nlh, type, n, b);
-	} else {
-		return -EINVAL;
-	}
-	return 0;
-}
 
 int main(int argc, char **argv)
 {
@@ -92,7 +57,7 @@ int main(int argc, char **argv)
 		return EXIT_FAIL;
 	nlh = nl_msg_start(&ctx, cmd, 0);
 	for (i = 2; i < (unsigned int)argc; i++) {
-		if (put_attr(nlh, argv[i])) {
+		if (attrspec_put(nlh, argv[i])) {
 			fprintf(stderr, "nlraw: bad attribute %s\n", argv[i]);
 			nl_close(&ctx);
 			return EXIT_USAGE;

@@ -43,6 +43,12 @@ out()
 	echo "$*" >>"$ktap"
 }
 
+# Leaks from before the suite are not the suite's.
+if have_kmemleak; then
+	echo scan >$DEBUGFS/kmemleak
+	echo clear >$DEBUGFS/kmemleak
+fi
+
 out "KTAP version 1"
 out "1..${#sel[@]}"
 n=0 failed=0
