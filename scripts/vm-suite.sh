@@ -53,5 +53,22 @@ if [ $ran -lt ${#cases[@]} ]; then
 	tail -n 40 "$out/console.log" | sed 's/^/#   /'
 	failed=$(( ${#cases[@]} - passed - skipped ))
 fi
+# Line coverage of kmod/ from the gcda files the guest exported.
+if [ -d "$out/gcov" ]; then
+	kb=$(dirname "$ko")
+	cp "$out"/gcov/*.gcda "$kb/"
+	(cd "$kb" && gcov -n -o . ./*.c 2>/dev/null) | awk '
+		/^File / { f = $2; gsub(/\047/, "", f) }
+		/^Lines executed:/ {
+			split($2, a, ":"); pct = a[2] + 0; n = $4 + 0
+			if (f ~ /\/kmod\/[^\/]+\.c$/ && f !~ /\.mod\.c$/) {
+				sub(/.*\//, "", f)
+				printf "# coverage: %-12s %6.2f%% of %d lines\n", f, pct, n
+				hit += pct * n / 100; tot += n
+			}
+		}
+		END { if (tot) printf "# coverage: kmod/ total %.1f%% of %d lines\n", 100 * hit / tot, tot }' |
+		tee "$out/coverage.txt"
+fi
 echo "$lane: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
