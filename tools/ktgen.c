@@ -21,6 +21,8 @@ static const struct object {
 } objects[] = {
 	{ "info",	do_info,	"module version and primitives in effect" },
 	{ "config",	do_config,	"module-wide settings (show | set)" },
+	{ "sink",	do_sink,	"receivers on a port (add | show | del)" },
+	{ "run",	do_run,		"tests against a sink (TEST | show | stop | del)" },
 	{ "help",	do_help,	"this text" },
 };
 

@@ -26,6 +26,8 @@ extern struct opts opts;
 /* Objects: one file each, dispatched from ktgen.c. */
 int do_info(int argc, char **argv);
 int do_config(int argc, char **argv);
+int do_sink(int argc, char **argv);
+int do_run(int argc, char **argv);
 
 /* Command-line helpers (util.c). */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -34,5 +36,35 @@ bool is_help(const char *arg);
 int parse_u64(const char *s, uint64_t *v);
 int parse_size(const char *s, uint64_t *v);
 const char *format_size(uint64_t v, char *buf, size_t len);
+
+/* CPU bitmaps: bit N of byte N/8 is CPU N, as the kernel takes them. */
+#define KTG_CPUS_MAX		1024
+#define KTG_CPUMASK_BYTES	(KTG_CPUS_MAX / 8)
+#define KTG_CPULIST_LEN		4096	/* longest format_cpulist() output */
+int parse_cpulist(const char *s, uint8_t *mask, size_t size, size_t *len);
+const char *format_cpulist(const uint8_t *mask, size_t len, char *buf, size_t size);
+
+int parse_port(const char *s, uint16_t *port);
+int parse_u32(const char *s, uint32_t *v);
+int parse_size_u32(const char *s, uint32_t *v);
+int parse_secs_ms(const char *s, uint32_t *ms);
+
+/* An IPv4 or IPv6 literal, network order, as the address attributes take. */
+struct ktg_addr {
+	int		family;		/* AF_INET, AF_INET6 or 0 when unset */
+	size_t		len;		/* 4 or 16 */
+	uint8_t		bytes[16];
+};
+int parse_addr(const char *s, struct ktg_addr *a);
+const char *format_addr(const void *bytes, size_t len, char *buf, size_t size);
+const char *format_endpoint(const void *bytes, size_t len, uint16_t port,
+			    char *buf, size_t size);
+
+int lookup_name(const char *s, const char * const *names, size_t n);
+int parse_id_arg(const char *cmd, int argc, char **argv, bool all_ok,
+		 bool *all, uint32_t *id);
+
+/* Throughput in bit/s of @bytes moved in @ns nanoseconds (0 when ns is 0). */
+uint64_t rate_bps(uint64_t bytes, uint64_t ns);
 
 #endif /* KTGEN_CLI_H */

@@ -4,6 +4,7 @@
  * replies, explain errors with the kernel's extended ACK.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +31,72 @@ static const char * const config_names[KTGEN_A_CONFIG_MAX + 1] = {
 	[KTGEN_A_CONFIG_BUFFER_USED]	= "buffer-used",
 };
 
+static const char * const rx_stats_names[KTGEN_A_RX_STATS_MAX + 1] = {
+	[KTGEN_A_RX_STATS_BYTES]		= "bytes",
+	[KTGEN_A_RX_STATS_MSGS]			= "msgs",
+	[KTGEN_A_RX_STATS_CONNS]		= "conns",
+	[KTGEN_A_RX_STATS_VERIFY_ERRORS]	= "verify-errors",
+	[KTGEN_A_RX_STATS_VERIFY_FIRST_OFFSET]	= "verify-first-offset",
+	[KTGEN_A_RX_STATS_LOST]			= "lost",
+	[KTGEN_A_RX_STATS_LATE]			= "late",
+	[KTGEN_A_RX_STATS_DUP]			= "dup",
+	[KTGEN_A_RX_STATS_BAD_HEADERS]		= "bad-headers",
+};
+
+static const char * const tx_stats_names[KTGEN_A_TX_STATS_MAX + 1] = {
+	[KTGEN_A_TX_STATS_BYTES]	= "bytes",
+	[KTGEN_A_TX_STATS_MSGS]		= "msgs",
+	[KTGEN_A_TX_STATS_ACKED]	= "acked",
+	[KTGEN_A_TX_STATS_SEND_ERRORS]	= "send-errors",
+};
+
+static const char * const sink_names[KTGEN_A_SINK_MAX + 1] = {
+	[KTGEN_A_SINK_ID]		= "id",
+	[KTGEN_A_SINK_PROTO]		= "proto",
+	[KTGEN_A_SINK_LOCAL_ADDR]	= "local-addr",
+	[KTGEN_A_SINK_PORT]		= "port",
+	[KTGEN_A_SINK_RX_MODE]		= "rx-mode",
+	[KTGEN_A_SINK_CPUS]		= "cpus",
+	[KTGEN_A_SINK_RCVBUF]		= "rcvbuf",
+	[KTGEN_A_SINK_ALL]		= "all",
+	[KTGEN_A_SINK_IPV6]		= "ipv6",
+	[KTGEN_A_SINK_RX]		= "rx",
+};
+
+static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
+	[KTGEN_A_RUN_ID]		= "id",
+	[KTGEN_A_RUN_TEST]		= "test",
+	[KTGEN_A_RUN_REMOTE_ADDR]	= "remote-addr",
+	[KTGEN_A_RUN_REMOTE_PORT]	= "remote-port",
+	[KTGEN_A_RUN_LOCAL_ADDR]	= "local-addr",
+	[KTGEN_A_RUN_IFINDEX]		= "ifindex",
+	[KTGEN_A_RUN_SIZE]		= "size",
+	[KTGEN_A_RUN_FLOWS]		= "flows",
+	[KTGEN_A_RUN_CPUS]		= "cpus",
+	[KTGEN_A_RUN_TIME_MS]		= "time-ms",
+	[KTGEN_A_RUN_BYTES]		= "bytes",
+	[KTGEN_A_RUN_MSGS]		= "msgs",
+	[KTGEN_A_RUN_TX_MODE]		= "tx-mode",
+	[KTGEN_A_RUN_BUFFER]		= "buffer",
+	[KTGEN_A_RUN_SNDBUF]		= "sndbuf",
+	[KTGEN_A_RUN_NODELAY]		= "nodelay",
+	[KTGEN_A_RUN_DETACH]		= "detach",
+	[KTGEN_A_RUN_ALL]		= "all",
+	[KTGEN_A_RUN_STATE]		= "state",
+	[KTGEN_A_RUN_ERROR]		= "error",
+	[KTGEN_A_RUN_ERROR_FLOW]	= "error-flow",
+	[KTGEN_A_RUN_DURATION_NS]	= "duration-ns",
+	[KTGEN_A_RUN_SPLICE]		= "splice",
+	[KTGEN_A_RUN_TX]		= "tx",
+	[KTGEN_A_RUN_RX]		= "rx",
+};
+
 const struct attr_set ktg_info_attrs = { "info", info_names, KTGEN_A_INFO_MAX };
 const struct attr_set ktg_config_attrs = { "config", config_names, KTGEN_A_CONFIG_MAX };
+const struct attr_set ktg_rx_stats_attrs = { "rx-stats", rx_stats_names, KTGEN_A_RX_STATS_MAX };
+const struct attr_set ktg_tx_stats_attrs = { "tx-stats", tx_stats_names, KTGEN_A_TX_STATS_MAX };
+const struct attr_set ktg_sink_attrs = { "sink", sink_names, KTGEN_A_SINK_MAX };
+const struct attr_set ktg_run_attrs = { "run", run_names, KTGEN_A_RUN_MAX };
 
 const char *attr_name(const struct attr_set *set, unsigned int type,
 		      char *buf, size_t len)
@@ -41,6 +106,64 @@ const char *attr_name(const struct attr_set *set, unsigned int type,
 	snprintf(buf, len, "%s%stype %u", set ? set->name : "",
 		 set ? " " : "", type);
 	return buf;
+}
+
+struct parse_state {
+	const enum mnl_attr_data_type	*types;
+	unsigned int			max;
+	const struct nlattr		**tb;
+};
+
+static int parse_cb(const struct nlattr *attr, void *data)
+{
+	unsigned int type = mnl_attr_get_type(attr);
+	struct parse_state *s = data;
+
+	if (type <= s->max && s->types[type] != MNL_TYPE_UNSPEC &&
+	    mnl_attr_validate(attr, s->types[type]) >= 0)
+		s->tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+void nl_parse(const struct nlmsghdr *nlh, const enum mnl_attr_data_type *types,
+	      unsigned int max, const struct nlattr **tb)
+{
+	struct parse_state s = { types, max, tb };
+
+	memset(tb, 0, (max + 1) * sizeof(*tb));
+	if (mnl_nlmsg_get_payload_len(nlh) >= GENL_HDRLEN)
+		mnl_attr_parse(nlh, GENL_HDRLEN, parse_cb, &s);
+}
+
+void nl_parse_nested(const struct nlattr *nest, const enum mnl_attr_data_type *types,
+		     unsigned int max, const struct nlattr **tb)
+{
+	struct parse_state s = { types, max, tb };
+
+	memset(tb, 0, (max + 1) * sizeof(*tb));
+	if (nest)
+		mnl_attr_parse_nested(nest, parse_cb, &s);
+}
+
+uint64_t nl_nested_u64(const struct nlattr *nest, unsigned int type)
+{
+	const struct nlattr *a;
+
+	if (!nest)
+		return 0;
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) == type &&
+		    mnl_attr_validate(a, MNL_TYPE_U64) >= 0)
+			return mnl_attr_get_u64(a);
+	}
+	return 0;
+}
+
+uint8_t nl_genl_cmd(const struct nlmsghdr *nlh)
+{
+	const struct genlmsghdr *genl = mnl_nlmsg_get_payload(nlh);
+
+	return mnl_nlmsg_get_payload_len(nlh) >= GENL_HDRLEN ? genl->cmd : 0;
 }
 
 static int family_attr_cb(const struct nlattr *attr, void *data)
@@ -200,8 +323,39 @@ static int error_cb(const struct nlmsghdr *nlh, void *arg)
 	return MNL_CB_ERROR;
 }
 
+/* The end of a dump: its payload is the dump's error (0 when it went
+ * through), then extack attributes.
+ */
+static int done_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	const char *msg = NULL;
+	const struct nlattr *a;
+	int err;
+
+	(void)arg;
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(err))
+		return MNL_CB_STOP;
+	memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
+	if (!err)
+		return MNL_CB_STOP;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		mnl_attr_for_each(a, nlh, sizeof(err)) {
+			if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG &&
+			    mnl_attr_validate(a, MNL_TYPE_NUL_STRING) >= 0)
+				msg = mnl_attr_get_str(a);
+		}
+	}
+	if (msg)
+		fprintf(stderr, "Error: %s: %s\n", msg, strerror(-err));
+	else
+		fprintf(stderr, "Error: %s\n", strerror(-err));
+	errno = -err;
+	return MNL_CB_ERROR;
+}
+
 static mnl_cb_t ctl_cb[NLMSG_MIN_TYPE] = {
 	[NLMSG_ERROR] = error_cb,
+	[NLMSG_DONE] = done_cb,
 };
 
 static int do_request(struct nl_ctx *ctx, struct nlmsghdr *nlh,
@@ -301,7 +455,70 @@ void nl_close(struct nl_ctx *ctx)
 {
 	if (ctx->sock)
 		mnl_socket_close(ctx->sock);
+	if (ctx->ev_sock)
+		mnl_socket_close(ctx->ev_sock);
 	free(ctx->buf);
+	free(ctx->ev_buf);
 	ctx->sock = NULL;
+	ctx->ev_sock = NULL;
 	ctx->buf = NULL;
+	ctx->ev_buf = NULL;
+}
+
+int nl_join_events(struct nl_ctx *ctx)
+{
+	unsigned int grp = ctx->mcgrp_events;
+	int err;
+
+	if (!grp) {
+		fprintf(stderr, "ktgen: the module has no '%s' multicast group\n",
+			KTGEN_MCGRP_EVENTS);
+		return -ENOENT;
+	}
+	ctx->ev_buf = malloc(MNL_SOCKET_BUFFER_SIZE);
+	ctx->ev_sock = mnl_socket_open(NETLINK_GENERIC);
+	if (!ctx->ev_buf || !ctx->ev_sock ||
+	    mnl_socket_bind(ctx->ev_sock, 0, MNL_SOCKET_AUTOPID) < 0 ||
+	    mnl_socket_setsockopt(ctx->ev_sock, NETLINK_ADD_MEMBERSHIP, &grp,
+				  sizeof(grp)) < 0) {
+		err = ctx->ev_buf ? -errno : -ENOMEM;
+		fprintf(stderr, "ktgen: joining the %s group: %s\n",
+			KTGEN_MCGRP_EVENTS, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+struct ev_state {
+	struct nl_ctx	*ctx;
+	mnl_cb_t	cb;
+	void		*data;
+};
+
+static int ev_cb(const struct nlmsghdr *nlh, void *arg)
+{
+	struct ev_state *s = arg;
+
+	if (nlh->nlmsg_type != s->ctx->family ||
+	    mnl_nlmsg_get_payload_len(nlh) < GENL_HDRLEN)
+		return MNL_CB_OK;
+	return s->cb(nlh, s->data);
+}
+
+int nl_recv_events(struct nl_ctx *ctx, const sigset_t *sigmask, mnl_cb_t cb,
+		   void *data)
+{
+	struct pollfd pfd = { .fd = mnl_socket_get_fd(ctx->ev_sock), .events = POLLIN };
+	struct ev_state s = { ctx, cb, data };
+	ssize_t n;
+	int ret;
+
+	if (ppoll(&pfd, 1, NULL, sigmask) < 0)
+		return -errno;
+	n = mnl_socket_recvfrom(ctx->ev_sock, ctx->ev_buf, MNL_SOCKET_BUFFER_SIZE);
+	if (n < 0)
+		return -errno;
+	errno = 0;
+	ret = mnl_cb_run2(ctx->ev_buf, n, 0, 0, ev_cb, &s, NULL, 0);
+	return ret == MNL_CB_ERROR ? -(errno ? errno : EPROTO) : 0;
 }

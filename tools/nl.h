@@ -5,6 +5,7 @@
 #ifndef KTGEN_NL_H
 #define KTGEN_NL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <libmnl/libmnl.h>
@@ -28,6 +29,11 @@ struct nl_ctx {
 	 */
 	const struct nlmsghdr	*req;
 	const struct attr_set	*req_set;
+	/* Notifications come on a socket of their own (nl_join_events()),
+	 * so replies and notifications never interleave.
+	 */
+	struct mnl_socket	*ev_sock;
+	char			*ev_buf;
 };
 
 int nl_open(struct nl_ctx *ctx);
@@ -44,7 +50,34 @@ int nl_format_error(const struct nlmsghdr *err, const struct nlmsghdr *req,
 const char *attr_name(const struct attr_set *set, unsigned int type,
 		      char *buf, size_t len);
 
+/* Parse a message's (or a nest's) attributes into @tb, indexed by type:
+ * attributes of an unknown type (beyond @max or MNL_TYPE_UNSPEC in
+ * @types) and attributes that fail mnl_attr_validate() are left out.
+ */
+void nl_parse(const struct nlmsghdr *nlh, const enum mnl_attr_data_type *types,
+	      unsigned int max, const struct nlattr **tb);
+void nl_parse_nested(const struct nlattr *nest, const enum mnl_attr_data_type *types,
+		     unsigned int max, const struct nlattr **tb);
+/* A u64 of a nest by type, 0 when absent or malformed. */
+uint64_t nl_nested_u64(const struct nlattr *nest, unsigned int type);
+uint8_t nl_genl_cmd(const struct nlmsghdr *nlh);
+
+/* Join the events multicast group, on a second socket. Call before the
+ * request whose outcome is awaited, so no notification is missed.
+ */
+int nl_join_events(struct nl_ctx *ctx);
+/* Wait for notifications (ppoll() with @sigmask while waiting) and pass
+ * each of the ktgen family to @cb. Returns 0, or -EINTR when a signal
+ * came, -ENOBUFS when notifications were lost, another -errno on error.
+ */
+int nl_recv_events(struct nl_ctx *ctx, const sigset_t *sigmask, mnl_cb_t cb,
+		   void *data);
+
 extern const struct attr_set ktg_info_attrs;
 extern const struct attr_set ktg_config_attrs;
+extern const struct attr_set ktg_rx_stats_attrs;
+extern const struct attr_set ktg_tx_stats_attrs;
+extern const struct attr_set ktg_sink_attrs;
+extern const struct attr_set ktg_run_attrs;
 
 #endif /* KTGEN_NL_H */

@@ -2,11 +2,14 @@
 /*
  * Command-line helpers.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 
 #include "ktgen.h"
 
@@ -86,4 +89,256 @@ const char *format_size(uint64_t v, char *buf, size_t len)
 	}
 	snprintf(buf, len, "%" PRIu64, v);
 	return buf;
+}
+
+int parse_u32(const char *s, uint32_t *v)
+{
+	uint64_t x;
+
+	if (parse_u64(s, &x))
+		return -EINVAL;
+	if (x > UINT32_MAX)
+		return -ERANGE;
+	*v = x;
+	return 0;
+}
+
+int parse_size_u32(const char *s, uint32_t *v)
+{
+	uint64_t x;
+	int err;
+
+	err = parse_size(s, &x);
+	if (err)
+		return err;
+	if (x > UINT32_MAX)
+		return -ERANGE;
+	*v = x;
+	return 0;
+}
+
+/* 0 to 65535; 0 is left for the kernel to refuse. */
+int parse_port(const char *s, uint16_t *port)
+{
+	uint64_t x;
+
+	if (parse_u64(s, &x) || x > UINT16_MAX)
+		return -EINVAL;
+	*port = x;
+	return 0;
+}
+
+/* Seconds, possibly fractional ("0.5", "10"), to milliseconds; a fraction
+ * of a millisecond rounds up.
+ */
+int parse_secs_ms(const char *s, uint32_t *ms)
+{
+	uint64_t whole = 0, frac = 0, scale = 1000;
+	bool digits = false, rest = false;
+	const char *p = s;
+
+	for (; isdigit((unsigned char)*p); p++, digits = true) {
+		whole = whole * 10 + (*p - '0');
+		if (whole > UINT32_MAX)
+			return -ERANGE;
+	}
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++, digits = true) {
+			if (scale > 1) {
+				scale /= 10;
+				frac += (*p - '0') * scale;
+			} else if (*p != '0') {
+				rest = true;
+			}
+		}
+	}
+	if (!digits || *p)
+		return -EINVAL;
+	whole = whole * 1000 + frac + rest;
+	if (whole > UINT32_MAX)
+		return -ERANGE;
+	*ms = whole;
+	return 0;
+}
+
+static void cpu_set(uint8_t *mask, unsigned long cpu)
+{
+	mask[cpu / 8] |= 1U << (cpu % 8);
+}
+
+static bool cpu_isset(const uint8_t *mask, size_t cpu)
+{
+	return mask[cpu / 8] & (1U << (cpu % 8));
+}
+
+/* One "N" or "N-M" at @s; @end gets what follows. */
+static int parse_cpurange(const char *s, unsigned long *lo, unsigned long *hi,
+			  const char **end)
+{
+	char *e;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	*lo = strtoul(s, &e, 10);
+	*hi = *lo;
+	if (*e == '-') {
+		s = e + 1;
+		if (!isdigit((unsigned char)*s))
+			return -EINVAL;
+		*hi = strtoul(s, &e, 10);
+	}
+	*end = e;
+	return *hi < *lo ? -EINVAL : 0;
+}
+
+/* "0-3,5" to a CPU bitmap of at most @size bytes; @len gets the bytes in
+ * use (up to the highest CPU).
+ */
+int parse_cpulist(const char *s, uint8_t *mask, size_t size, size_t *len)
+{
+	unsigned long lo, hi, cpu;
+	const char *end;
+	int err;
+
+	memset(mask, 0, size);
+	*len = 0;
+	for (;;) {
+		err = parse_cpurange(s, &lo, &hi, &end);
+		if (err)
+			return err;
+		if (hi >= size * 8)
+			return -ERANGE;
+		for (cpu = lo; cpu <= hi; cpu++)
+			cpu_set(mask, cpu);
+		if (hi / 8 + 1 > *len)
+			*len = hi / 8 + 1;
+		if (!*end)
+			return 0;
+		if (*end != ',')
+			return -EINVAL;
+		s = end + 1;
+	}
+}
+
+/* The reverse: "0-3,5", or "" for an empty mask; truncated output ends
+ * in "...".
+ */
+const char *format_cpulist(const uint8_t *mask, size_t len, char *buf, size_t size)
+{
+	size_t cpu, last, n = 0;
+	char item[48];
+
+	buf[0] = '\0';
+	for (cpu = 0; cpu < len * 8; cpu = last + 1) {
+		last = cpu;
+		if (!cpu_isset(mask, cpu))
+			continue;
+		while (last + 1 < len * 8 && cpu_isset(mask, last + 1))
+			last++;
+		if (last > cpu)
+			snprintf(item, sizeof(item), "%s%zu-%zu", n ? "," : "", cpu, last);
+		else
+			snprintf(item, sizeof(item), "%s%zu", n ? "," : "", cpu);
+		if (n + strlen(item) + 4 > size) {
+			snprintf(buf + n, size - n, "...");
+			break;
+		}
+		n += snprintf(buf + n, size - n, "%s", item);
+	}
+	return buf;
+}
+
+int parse_addr(const char *s, struct ktg_addr *a)
+{
+	memset(a, 0, sizeof(*a));
+	if (inet_pton(AF_INET, s, a->bytes) == 1) {
+		a->family = AF_INET;
+		a->len = 4;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, a->bytes) == 1) {
+		a->family = AF_INET6;
+		a->len = 16;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* "10.0.0.1" or "fe80::1" from 4 or 16 bytes; "?" for any other length. */
+const char *format_addr(const void *bytes, size_t len, char *buf, size_t size)
+{
+	int af = len == 4 ? AF_INET : len == 16 ? AF_INET6 : 0;
+
+	if (!af || !inet_ntop(af, bytes, buf, size))
+		snprintf(buf, size, "?");
+	return buf;
+}
+
+/* "10.0.0.1:5001", "[fe80::1]:5001", or "*:5001" without an address. */
+const char *format_endpoint(const void *bytes, size_t len, uint16_t port,
+			    char *buf, size_t size)
+{
+	char addr[INET6_ADDRSTRLEN];
+
+	if (!bytes)
+		snprintf(buf, size, "*:%u", port);
+	else if (len == 16)
+		snprintf(buf, size, "[%s]:%u", format_addr(bytes, len, addr, sizeof(addr)), port);
+	else
+		snprintf(buf, size, "%s:%u", format_addr(bytes, len, addr, sizeof(addr)), port);
+	return buf;
+}
+
+uint64_t rate_bps(uint64_t bytes, uint64_t ns)
+{
+#ifdef __SIZEOF_INT128__
+	unsigned __int128 bps;
+
+	if (!ns)
+		return 0;
+	bps = (unsigned __int128)bytes * 8 * 1000000000 / ns;
+	return bps > UINT64_MAX ? UINT64_MAX : (uint64_t)bps;
+#else
+	long double bps;
+
+	if (!ns)
+		return 0;
+	bps = (long double)bytes * 8e9L / ns;
+	return bps >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)bps;
+#endif
+}
+
+/* Index of @s in @names, or -1. */
+int lookup_name(const char *s, const char * const *names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+/* "ID" or, where @all_ok, "all" as the one argument of @cmd. */
+int parse_id_arg(const char *cmd, int argc, char **argv, bool all_ok,
+		 bool *all, uint32_t *id)
+{
+	*all = false;
+	if (argc > 1) {
+		usage_error("%s: unexpected '%s'", cmd, argv[1]);
+		return -1;
+	}
+	if (argc < 1) {
+		usage_error("%s: which id%s?", cmd, all_ok ? " (or all)" : "");
+		return -1;
+	}
+	if (all_ok && !strcmp(argv[0], "all")) {
+		*all = true;
+		return 0;
+	}
+	if (parse_u32(argv[0], id)) {
+		usage_error("%s: '%s' is not an id", cmd, argv[0]);
+		return -1;
+	}
+	return 0;
 }

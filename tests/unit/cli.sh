@@ -40,6 +40,44 @@ t config_set_keyword 2 "unknown keyword 'size'" config set size 1M
 t config_set_novalue 2 'budget needs a size' config set budget
 t config_set_badsize 2 'budget needs a size' config set budget 12Q
 t config_show_extra 2 "unexpected 'x'" config show x
+t sink_help 0 'ktgen sink add tcp\|udp' sink help
+t sink_unknown 2 "sink: unknown command 'frob'" sink frob
+t sink_add_proto 2 "unknown protocol 'sctp'" sink add sctp port 1
+t sink_add_noproto 2 'tcp or udp' sink add
+t sink_add_noport 2 'port is required' sink add tcp
+t sink_add_badport 2 'port needs a number' sink add udp port 65536
+t sink_add_badaddr 2 'local needs an IPv4 or IPv6 address' sink add tcp local 10.0.0 port 1
+t sink_add_v4_ipv6 2 'ipv6 with an IPv4 local address' sink add tcp local 10.0.0.1 port 1 ipv6
+t sink_add_rx 2 "unknown rx mode 'mmap'" sink add tcp port 1 rx mmap
+t sink_add_cpus 2 'cpus needs a list' sink add tcp port 1 cpus 3-1
+t sink_add_cpus_max 2 'cpus needs a list' sink add tcp port 1 cpus 1024
+t sink_add_rcvbuf 2 'rcvbuf needs a size' sink add tcp port 1 rcvbuf 4G
+t sink_add_keyword 2 "unknown keyword 'backlog'" sink add tcp port 1 backlog 5
+t sink_add_novalue 2 'rx needs a value' sink add tcp port 1 rx
+t sink_show_id 2 "sink show: 'x' is not an id" sink show x
+t sink_show_extra 2 "sink show: unexpected '2'" sink show 1 2
+t sink_del_noid 2 'sink del: which id \(or all\)' sink del
+t run_help 0 'ktgen run tcp_stream\|udp_stream to ADDR' run help
+t run_notest 2 'which test' run
+t run_unknown 2 "unknown test or command 'frob'" run frob
+t run_no_to 2 'to ADDR is required' run tcp_stream port 1
+t run_no_port 2 'port PORT is required' run udp_stream to 10.0.0.1
+t run_family 2 'to is an IPv4 address but local is an IPv6' run tcp_stream to 10.0.0.1 local ::1 port 1
+t run_family6 2 'to is an IPv6 address but local is an IPv4' run tcp_stream to fe80::1 local 10.0.0.1 port 1
+t run_two_limits 2 'one limit: time, bytes or msgs' run tcp_stream to 1.2.3.4 port 5 time 1 bytes 5
+t run_two_limits_msgs 2 'one limit' run tcp_stream to 1.2.3.4 port 5 msgs 1 bytes 5
+t run_keyword 2 "unknown keyword 'frob'" run tcp_stream to 1.2.3.4 port 5 frob
+t run_novalue 2 'size needs a size' run tcp_stream to 1.2.3.4 port 5 size
+t run_badsize 2 "size needs a size in bytes below 4G, not '4G'" run tcp_stream to 1.2.3.4 port 5 size 4G
+t run_badflows 2 "flows needs a number" run tcp_stream to 1.2.3.4 port 5 flows -1
+t run_badtime 2 "time needs seconds" run tcp_stream to 1.2.3.4 port 5 time 1.x
+t run_badtx 2 "tx needs stack, cached" run tcp_stream to 1.2.3.4 port 5 tx copy
+t run_badto 2 "to needs an IPv4 or IPv6 address, not 'host'" run tcp_stream to host port 5
+t run_baddev 2 "dev needs the name of an existing network device" run tcp_stream to 1.2.3.4 port 5 dev ktgnodev0
+t run_badcpus 2 'cpus needs a CPU list' run tcp_stream to 1.2.3.4 port 5 cpus 0-
+t run_show_id 2 "run show: 'x' is not an id" run show x
+t run_stop_noid 2 'run stop: which id \(or all\)' run stop
+t run_del_extra 2 "run del: unexpected '2'" run del 1 2
 
 echo "KTAP version 1"
 echo "1..$n"

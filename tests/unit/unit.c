@@ -3,17 +3,20 @@
  * Unit tests of the CLI's building blocks, run on the host under ASan and
  * UBSan: the text/JSON print path, size and number parsing, and the
  * decoding of kernel errors (extack message, offending and missing
- * attribute) from hand-built NLMSG_ERROR messages. Output is KTAP.
+ * attribute) from hand-built NLMSG_ERROR messages, CPU lists and rates,
+ * and the printing of hand-built sink and run messages. Output is KTAP.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
 #include <linux/genetlink.h>
 #include <linux/ktgen.h>
 
 #include "ktgen.h"
 #include "nl.h"
 #include "print.h"
+#include "show.h"
 
 struct opts opts;
 
@@ -28,11 +31,13 @@ static int failures, checks;
 } while (0)
 
 #define CHECK_STR(got, want) do {					\
+	const char *got_ = (got), *want_ = (want);			\
+									\
 	checks++;							\
-	if (strcmp((got), (want))) {					\
+	if (strcmp(got_, want_)) {					\
 		failures++;						\
 		printf("# %s:%d: got '%s', want '%s'\n", __FILE__,	\
-		       __LINE__, (got), (want));			\
+		       __LINE__, got_, want_);				\
 	}								\
 } while (0)
 
@@ -194,6 +199,232 @@ static void test_errors(void)
 	CHECK(strlen(out) == 9);
 }
 
+static void test_cpulist(void)
+{
+	uint8_t mask[KTG_CPUMASK_BYTES];
+	char buf[KTG_CPULIST_LEN];
+	size_t len;
+
+	CHECK(!parse_cpulist("0-3,5", mask, sizeof(mask), &len));
+	CHECK(len == 1 && mask[0] == 0x2f);
+	CHECK_STR(format_cpulist(mask, len, buf, sizeof(buf)), "0-3,5");
+	CHECK(!parse_cpulist("8", mask, sizeof(mask), &len));
+	CHECK(len == 2 && mask[0] == 0 && mask[1] == 1);
+	CHECK(!parse_cpulist("1023", mask, sizeof(mask), &len));
+	CHECK(len == 128 && mask[127] == 0x80);
+	CHECK_STR(format_cpulist(mask, len, buf, sizeof(buf)), "1023");
+	CHECK(!parse_cpulist("0-1023", mask, sizeof(mask), &len));
+	CHECK(len == 128 && mask[0] == 0xff && mask[127] == 0xff);
+	CHECK_STR(format_cpulist(mask, len, buf, sizeof(buf)), "0-1023");
+	CHECK(!parse_cpulist("7,3,4-9,3", mask, sizeof(mask), &len));
+	CHECK(len == 2 && mask[0] == 0xf8 && mask[1] == 0x03);
+	CHECK_STR(format_cpulist(mask, len, buf, sizeof(buf)), "3-9");
+	CHECK(!parse_cpulist("0,2,4", mask, sizeof(mask), &len));
+	CHECK_STR(format_cpulist(mask, len, buf, sizeof(buf)), "0,2,4");
+	CHECK_STR(format_cpulist(mask, len, buf, 6), "0...");
+	CHECK(parse_cpulist("1024", mask, sizeof(mask), &len) == -ERANGE);
+	CHECK(parse_cpulist("0-4096", mask, sizeof(mask), &len) == -ERANGE);
+	CHECK(parse_cpulist("99999999999999999999999", mask, sizeof(mask), &len) == -ERANGE);
+	CHECK(parse_cpulist("", mask, sizeof(mask), &len) == -EINVAL);
+	CHECK(parse_cpulist("3-1", mask, sizeof(mask), &len) == -EINVAL);
+	CHECK(parse_cpulist("1,", mask, sizeof(mask), &len) == -EINVAL);
+	CHECK(parse_cpulist(",1", mask, sizeof(mask), &len) == -EINVAL);
+	CHECK(parse_cpulist("1-", mask, sizeof(mask), &len) == -EINVAL);
+	CHECK(parse_cpulist("-1", mask, sizeof(mask), &len) == -EINVAL);
+	CHECK(parse_cpulist("1 2", mask, sizeof(mask), &len) == -EINVAL);
+	CHECK(parse_cpulist("a", mask, sizeof(mask), &len) == -EINVAL);
+	CHECK_STR(format_cpulist(mask, 0, buf, sizeof(buf)), "");
+}
+
+static void test_numbers(void)
+{
+	struct ktg_addr a;
+	uint32_t ms, v32;
+	uint16_t port;
+	char buf[64];
+
+	/* bit/s from bytes and nanoseconds */
+	CHECK(rate_bps(0, 0) == 0);
+	CHECK(rate_bps(1000, 0) == 0);
+	CHECK(rate_bps(125, 1000000000) == 1000);
+	CHECK(rate_bps(15425000000ULL, 10000000000ULL) == 12340000000ULL);
+	CHECK(rate_bps(1, 3) == 2666666666ULL);
+	/* no overflow on large counts: 2^60 bytes in 1000 s */
+	CHECK(rate_bps(1ULL << 60, 1000000000000ULL) == (1ULL << 63) / 1000);
+	CHECK(rate_bps(UINT64_MAX, 1) == UINT64_MAX);
+
+	CHECK(!parse_secs_ms("10", &ms) && ms == 10000);
+	CHECK(!parse_secs_ms("0.5", &ms) && ms == 500);
+	CHECK(!parse_secs_ms(".25", &ms) && ms == 250);
+	CHECK(!parse_secs_ms("1.", &ms) && ms == 1000);
+	CHECK(!parse_secs_ms("0", &ms) && ms == 0);
+	CHECK(!parse_secs_ms("0.0001", &ms) && ms == 1);
+	CHECK(!parse_secs_ms("1.2340", &ms) && ms == 1234);
+	CHECK(!parse_secs_ms("4294967.295", &ms) && ms == UINT32_MAX);
+	CHECK(parse_secs_ms("4294967.296", &ms) == -ERANGE);
+	CHECK(parse_secs_ms("99999999999", &ms) == -ERANGE);
+	CHECK(parse_secs_ms("", &ms) == -EINVAL);
+	CHECK(parse_secs_ms(".", &ms) == -EINVAL);
+	CHECK(parse_secs_ms("-1", &ms) == -EINVAL);
+	CHECK(parse_secs_ms("1s", &ms) == -EINVAL);
+	CHECK(parse_secs_ms("1e3", &ms) == -EINVAL);
+
+	CHECK(!parse_port("5001", &port) && port == 5001);
+	CHECK(!parse_port("0", &port) && port == 0);
+	CHECK(parse_port("65536", &port) == -EINVAL);
+	CHECK(!parse_u32("4294967295", &v32) && v32 == UINT32_MAX);
+	CHECK(parse_u32("4294967296", &v32) == -ERANGE);
+	CHECK(!parse_size_u32("64K", &v32) && v32 == 65536);
+	CHECK(parse_size_u32("4G", &v32) == -ERANGE);
+
+	CHECK(!parse_addr("10.0.0.2", &a) && a.len == 4 && a.bytes[0] == 10 && a.bytes[3] == 2);
+	CHECK(!parse_addr("fe80::1", &a) && a.len == 16 && a.bytes[0] == 0xfe && a.bytes[15] == 1);
+	CHECK(parse_addr("10.0.0", &a) == -EINVAL);
+	CHECK(parse_addr("host", &a) == -EINVAL);
+	CHECK_STR(format_endpoint("\x0a\x00\x00\x02", 4, 5001, buf, sizeof(buf)), "10.0.0.2:5001");
+	parse_addr("::1", &a);
+	CHECK_STR(format_endpoint(a.bytes, 16, 80, buf, sizeof(buf)), "[::1]:80");
+	CHECK_STR(format_endpoint(NULL, 0, 80, buf, sizeof(buf)), "*:80");
+	CHECK_STR(format_addr("abc", 3, buf, sizeof(buf)), "?");
+}
+
+/* A ktgen message as the kernel sends it. */
+static struct nlmsghdr *genl_msg(char *buf, uint8_t cmd)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	return nlh;
+}
+
+static void put_rx_stats(struct nlmsghdr *nlh, unsigned int type, uint64_t bytes)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, type);
+
+	mnl_attr_put_u64(nlh, KTGEN_A_RX_STATS_BYTES, bytes);
+	mnl_attr_put_u64(nlh, KTGEN_A_RX_STATS_MSGS, 235000);
+	mnl_attr_put_u64(nlh, KTGEN_A_RX_STATS_CONNS, 4);
+	mnl_attr_put_u64(nlh, KTGEN_A_RX_STATS_VERIFY_ERRORS, 0);
+	mnl_attr_put_u64(nlh, KTGEN_A_RX_STATS_VERIFY_FIRST_OFFSET, 0);
+	mnl_attr_put_u64(nlh, KTGEN_A_RX_STATS_LOST, 0);
+	mnl_attr_put_u64(nlh, KTGEN_A_RX_STATS_LATE, 0);
+	mnl_attr_put_u64(nlh, KTGEN_A_RX_STATS_DUP, 2);
+	mnl_attr_put_u64(nlh, KTGEN_A_RX_STATS_BAD_HEADERS, 0);
+	mnl_attr_put_u32(nlh, 99, 1);		/* unknown: ignored */
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static struct nlmsghdr *sample_sink(char *buf)
+{
+	static const uint8_t cpus[] = { 0x0f };
+	struct nlmsghdr *nlh = genl_msg(buf, KTGEN_CMD_SINK_GET);
+
+	mnl_attr_put_u32(nlh, KTGEN_A_SINK_ID, 3);
+	mnl_attr_put_u32(nlh, KTGEN_A_SINK_PROTO, KTGEN_PROTO_TCP);
+	mnl_attr_put_u16(nlh, KTGEN_A_SINK_PORT, htons(5001));
+	mnl_attr_put_u32(nlh, KTGEN_A_SINK_RX_MODE, KTGEN_RX_MODE_VERIFY);
+	mnl_attr_put(nlh, KTGEN_A_SINK_CPUS, sizeof(cpus), cpus);
+	mnl_attr_put_u32(nlh, KTGEN_A_SINK_RCVBUF, 4 << 20);
+	mnl_attr_put_u64(nlh, KTGEN_A_SINK_PROTO + 100, 1);	/* unknown */
+	put_rx_stats(nlh, KTGEN_A_SINK_RX, 1000);
+	return nlh;
+}
+
+static struct nlmsghdr *sample_run(char *buf, uint32_t state)
+{
+	static const uint8_t to[] = { 10, 0, 0, 2 };
+	struct nlmsghdr *nlh = genl_msg(buf, KTGEN_CMD_RUN_DONE);
+	struct nlattr *nest;
+
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_ID, 1);
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_TEST, KTGEN_TEST_TCP_STREAM);
+	mnl_attr_put(nlh, KTGEN_A_RUN_REMOTE_ADDR, sizeof(to), to);
+	mnl_attr_put_u16(nlh, KTGEN_A_RUN_REMOTE_PORT, htons(5001));
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_SIZE, 65536);
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_FLOWS, 4);
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_TX_MODE, KTGEN_TX_MODE_STACK);
+	mnl_attr_put(nlh, KTGEN_A_RUN_NODELAY, 0, NULL);
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_STATE, state);
+	if (state == KTGEN_RUN_STATE_FAILED) {
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_ERROR, ECONNREFUSED);
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_ERROR_FLOW, 2);
+	}
+	mnl_attr_put_u64(nlh, KTGEN_A_RUN_DURATION_NS, 10000000000ULL);
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_SPLICE, KTGEN_SPLICE_NONE);
+	nest = mnl_attr_nest_start(nlh, KTGEN_A_RUN_TX);
+	mnl_attr_put_u64(nlh, KTGEN_A_TX_STATS_BYTES, 15425000000ULL);
+	mnl_attr_put_u64(nlh, KTGEN_A_TX_STATS_MSGS, 235000);
+	mnl_attr_put_u64(nlh, KTGEN_A_TX_STATS_ACKED, 15425000000ULL);
+	mnl_attr_put_u64(nlh, KTGEN_A_TX_STATS_SEND_ERRORS, 0);
+	mnl_attr_nest_end(nlh, nest);
+	put_rx_stats(nlh, KTGEN_A_RUN_RX, 15425000000ULL);
+	return nlh;
+}
+
+static void test_show(void)
+{
+	const char *out;
+	char buf[1024];
+
+	capture_start(false, false);
+	sink_print_cb(sample_sink(buf), NULL);
+	out = capture_end();
+	CHECK_STR(out,
+		  "sink 3 tcp *:5001 rx verify cpus 0-3 rcvbuf 4M\n"
+		  "  rx  1000 bytes  235000 msgs  conns 4  lost 0  verify errors 0  dup 2\n");
+	capture_start(true, false);
+	sink_print_cb(sample_sink(buf), NULL);
+	out = capture_end();
+	CHECK_STR(out,
+		  "{\"id\":3,\"proto\":\"tcp\",\"port\":5001,\"rx_mode\":\"verify\","
+		  "\"cpus\":\"0-3\",\"rcvbuf\":4194304,\"rx\":{\"bytes\":1000,\"msgs\":235000,"
+		  "\"conns\":4,\"lost\":0,\"verify_errors\":0,\"verify_first_offset\":0,"
+		  "\"late\":0,\"dup\":2,\"bad_headers\":0}}\n");
+
+	capture_start(false, false);
+	run_print_cb(sample_run(buf, KTGEN_RUN_STATE_DONE), NULL);
+	out = capture_end();
+	CHECK_STR(out,
+		  "run 1 tcp_stream to 10.0.0.2:5001 tx stack size 65536 flows 4: done in 10.00 s\n"
+		  "  tx 12.34 Gbit/s  15425000000 bytes  235000 msgs  acked 15425000000\n"
+		  "  rx 12.34 Gbit/s  15425000000 bytes  235000 msgs  conns 4  lost 0  "
+		  "verify errors 0  dup 2\n");
+	capture_start(false, false);
+	run_print_cb(sample_run(buf, KTGEN_RUN_STATE_FAILED), NULL);
+	out = capture_end();
+	CHECK(strstr(out, "flows 4: failed after 10.00 s: Connection refused (flow 2)\n"));
+	capture_start(true, false);
+	run_print_cb(sample_run(buf, KTGEN_RUN_STATE_DONE), NULL);
+	out = capture_end();
+	CHECK_STR(out,
+		  "{\"id\":1,\"test\":\"tcp_stream\",\"remote_addr\":\"10.0.0.2\","
+		  "\"remote_port\":5001,\"tx_mode\":\"stack\",\"size\":65536,\"flows\":4,"
+		  "\"nodelay\":true,\"detach\":false,\"state\":\"done\","
+		  "\"duration_ns\":10000000000,\"splice\":\"none\","
+		  "\"tx\":{\"bytes\":15425000000,\"msgs\":235000,\"acked\":15425000000,"
+		  "\"send_errors\":0},\"tx_bps\":12340000000,"
+		  "\"rx\":{\"bytes\":15425000000,\"msgs\":235000,\"conns\":4,\"lost\":0,"
+		  "\"verify_errors\":0,\"verify_first_offset\":0,\"late\":0,\"dup\":2,"
+		  "\"bad_headers\":0},\"rx_bps\":12340000000}\n");
+
+	/* Malformed attributes are left out, not read past their end. */
+	{
+		struct nlmsghdr *nlh = genl_msg(buf, KTGEN_CMD_RUN_DONE);
+
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_ID, 7);
+		mnl_attr_put_u16(nlh, KTGEN_A_RUN_STATE, 1);
+		mnl_attr_put(nlh, KTGEN_A_RUN_REMOTE_ADDR, 3, "abc");
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_DURATION_NS, 5);
+		mnl_attr_put_u16(nlh, KTGEN_A_RUN_TX, 5);
+		capture_start(false, false);
+		run_print_cb(nlh, NULL);
+		out = capture_end();
+	CHECK_STR(out, "run 7 to *:0\n");
+	}
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -201,6 +432,9 @@ static const struct {
 	{ "print_text_json", test_print },
 	{ "parse_size", test_parse },
 	{ "extack_decode", test_errors },
+	{ "cpulist", test_cpulist },
+	{ "numbers_rates_addrs", test_numbers },
+	{ "sink_run_print", test_show },
 };
 
 int main(void)

@@ -36,6 +36,76 @@ enum ktgen_page_send {
 	KTGEN_PAGE_SEND_SPLICE_PAGES,
 };
 
+enum ktgen_proto {
+	KTGEN_PROTO_TCP,
+	KTGEN_PROTO_UDP,
+};
+
+enum ktgen_test {
+	KTGEN_TEST_TCP_STREAM,
+	KTGEN_TEST_UDP_STREAM,
+};
+
+/**
+ * enum ktgen_tx_mode - Where the sender's payload comes from and who copies
+ *   it.
+ * @KTGEN_TX_MODE_STACK: kernel_sendmsg() of a kvec; the stack makes its own
+ *   cached copy.
+ * @KTGEN_TX_MODE_CACHED: The module memcpy()s into pages it owns, which are
+ *   sent without another copy.
+ * @KTGEN_TX_MODE_NOCACHE: As cached, with a non-temporal copy (see
+ *   nocache-impl).
+ * @KTGEN_TX_MODE_ZEROCOPY: Pages are sent with no copy at all.
+ */
+enum ktgen_tx_mode {
+	KTGEN_TX_MODE_STACK,
+	KTGEN_TX_MODE_CACHED,
+	KTGEN_TX_MODE_NOCACHE,
+	KTGEN_TX_MODE_ZEROCOPY,
+};
+
+/**
+ * enum ktgen_rx_mode - What the sink does with received payload.
+ * @KTGEN_RX_MODE_COPY: memcpy into a buffer, from the socket's read loop.
+ * @KTGEN_RX_MODE_NOCACHE: Non-temporal copy into a buffer.
+ * @KTGEN_RX_MODE_TOUCH: Read every byte, copy nothing.
+ * @KTGEN_RX_MODE_DISCARD: Count only (ktgen headers are still parsed).
+ * @KTGEN_RX_MODE_VERIFY: Check every byte against the sender's pattern.
+ * @KTGEN_RX_MODE_RECVMSG: kernel_recvmsg() into a kvec, the socket API's own
+ *   copy.
+ */
+enum ktgen_rx_mode {
+	KTGEN_RX_MODE_COPY,
+	KTGEN_RX_MODE_NOCACHE,
+	KTGEN_RX_MODE_TOUCH,
+	KTGEN_RX_MODE_DISCARD,
+	KTGEN_RX_MODE_VERIFY,
+	KTGEN_RX_MODE_RECVMSG,
+};
+
+enum ktgen_run_state {
+	KTGEN_RUN_STATE_RUNNING,
+	KTGEN_RUN_STATE_STOPPING,
+	KTGEN_RUN_STATE_DONE,
+	KTGEN_RUN_STATE_STOPPED,
+	KTGEN_RUN_STATE_FAILED,
+};
+
+/**
+ * enum ktgen_splice - What the stack did with pages handed to it without a
+ *   copy.
+ * @KTGEN_SPLICE_NONE: This run hands no pages to the stack.
+ * @KTGEN_SPLICE_SPLICED: The stack held the sender's pages (checked from the
+ *   stack's side).
+ * @KTGEN_SPLICE_COPIED: The stack copied the payload instead of keeping the
+ *   pages.
+ */
+enum ktgen_splice {
+	KTGEN_SPLICE_NONE,
+	KTGEN_SPLICE_SPLICED,
+	KTGEN_SPLICE_COPIED,
+};
+
 enum {
 	KTGEN_A_INFO_VERSION = 1,
 	KTGEN_A_INFO_ABI_VERSION,
@@ -57,9 +127,89 @@ enum {
 };
 
 enum {
+	KTGEN_A_RX_STATS_BYTES = 1,
+	KTGEN_A_RX_STATS_MSGS,
+	KTGEN_A_RX_STATS_CONNS,
+	KTGEN_A_RX_STATS_VERIFY_ERRORS,
+	KTGEN_A_RX_STATS_VERIFY_FIRST_OFFSET,
+	KTGEN_A_RX_STATS_LOST,
+	KTGEN_A_RX_STATS_LATE,
+	KTGEN_A_RX_STATS_DUP,
+	KTGEN_A_RX_STATS_BAD_HEADERS,
+
+	__KTGEN_A_RX_STATS_MAX,
+	KTGEN_A_RX_STATS_MAX = (__KTGEN_A_RX_STATS_MAX - 1)
+};
+
+enum {
+	KTGEN_A_TX_STATS_BYTES = 1,
+	KTGEN_A_TX_STATS_MSGS,
+	KTGEN_A_TX_STATS_ACKED,
+	KTGEN_A_TX_STATS_SEND_ERRORS,
+
+	__KTGEN_A_TX_STATS_MAX,
+	KTGEN_A_TX_STATS_MAX = (__KTGEN_A_TX_STATS_MAX - 1)
+};
+
+enum {
+	KTGEN_A_SINK_ID = 1,
+	KTGEN_A_SINK_PROTO,
+	KTGEN_A_SINK_LOCAL_ADDR,
+	KTGEN_A_SINK_PORT,
+	KTGEN_A_SINK_RX_MODE,
+	KTGEN_A_SINK_CPUS,
+	KTGEN_A_SINK_RCVBUF,
+	KTGEN_A_SINK_ALL,
+	KTGEN_A_SINK_IPV6,
+	KTGEN_A_SINK_RX,
+
+	__KTGEN_A_SINK_MAX,
+	KTGEN_A_SINK_MAX = (__KTGEN_A_SINK_MAX - 1)
+};
+
+enum {
+	KTGEN_A_RUN_ID = 1,
+	KTGEN_A_RUN_TEST,
+	KTGEN_A_RUN_REMOTE_ADDR,
+	KTGEN_A_RUN_REMOTE_PORT,
+	KTGEN_A_RUN_LOCAL_ADDR,
+	KTGEN_A_RUN_IFINDEX,
+	KTGEN_A_RUN_SIZE,
+	KTGEN_A_RUN_FLOWS,
+	KTGEN_A_RUN_CPUS,
+	KTGEN_A_RUN_TIME_MS,
+	KTGEN_A_RUN_BYTES,
+	KTGEN_A_RUN_MSGS,
+	KTGEN_A_RUN_TX_MODE,
+	KTGEN_A_RUN_BUFFER,
+	KTGEN_A_RUN_SNDBUF,
+	KTGEN_A_RUN_NODELAY,
+	KTGEN_A_RUN_DETACH,
+	KTGEN_A_RUN_ALL,
+	KTGEN_A_RUN_STATE,
+	KTGEN_A_RUN_ERROR,
+	KTGEN_A_RUN_ERROR_FLOW,
+	KTGEN_A_RUN_DURATION_NS,
+	KTGEN_A_RUN_SPLICE,
+	KTGEN_A_RUN_TX,
+	KTGEN_A_RUN_RX,
+
+	__KTGEN_A_RUN_MAX,
+	KTGEN_A_RUN_MAX = (__KTGEN_A_RUN_MAX - 1)
+};
+
+enum {
 	KTGEN_CMD_GET_INFO = 1,
 	KTGEN_CMD_GET_CONFIG,
 	KTGEN_CMD_SET_CONFIG,
+	KTGEN_CMD_SINK_NEW,
+	KTGEN_CMD_SINK_GET,
+	KTGEN_CMD_SINK_DEL,
+	KTGEN_CMD_RUN_NEW,
+	KTGEN_CMD_RUN_GET,
+	KTGEN_CMD_RUN_STOP,
+	KTGEN_CMD_RUN_DEL,
+	KTGEN_CMD_RUN_DONE,
 
 	__KTGEN_CMD_MAX,
 	KTGEN_CMD_MAX = (__KTGEN_CMD_MAX - 1)

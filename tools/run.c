@@ -1,0 +1,721 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktgen run: start a test against a sink, wait for its result, and show,
+ * stop or forget runs.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <sys/socket.h>
+#include <linux/genetlink.h>
+#include <linux/ktgen.h>
+
+#include "ktgen.h"
+#include "nl.h"
+#include "print.h"
+#include "show.h"
+
+static const char * const test_names[] = {
+	[KTGEN_TEST_TCP_STREAM]	= "tcp_stream",
+	[KTGEN_TEST_UDP_STREAM]	= "udp_stream",
+};
+
+static const char * const tx_mode_names[] = {
+	[KTGEN_TX_MODE_STACK]		= "stack",
+	[KTGEN_TX_MODE_CACHED]		= "cached",
+	[KTGEN_TX_MODE_NOCACHE]		= "nocache",
+	[KTGEN_TX_MODE_ZEROCOPY]	= "zerocopy",
+};
+
+static const char * const state_names[] = {
+	[KTGEN_RUN_STATE_RUNNING]	= "running",
+	[KTGEN_RUN_STATE_STOPPING]	= "stopping",
+	[KTGEN_RUN_STATE_DONE]		= "done",
+	[KTGEN_RUN_STATE_STOPPED]	= "stopped",
+	[KTGEN_RUN_STATE_FAILED]	= "failed",
+};
+
+/* How the text puts the duration after the state. */
+static const char * const state_duration[] = {
+	[KTGEN_RUN_STATE_RUNNING]	= "for",
+	[KTGEN_RUN_STATE_STOPPING]	= "for",
+	[KTGEN_RUN_STATE_DONE]		= "in",
+	[KTGEN_RUN_STATE_STOPPED]	= "after",
+	[KTGEN_RUN_STATE_FAILED]	= "after",
+};
+
+static const char * const splice_names[] = {
+	[KTGEN_SPLICE_NONE]	= "none",
+	[KTGEN_SPLICE_SPLICED]	= "spliced",
+	[KTGEN_SPLICE_COPIED]	= "copied",
+};
+
+static const enum mnl_attr_data_type run_types[KTGEN_A_RUN_MAX + 1] = {
+	[KTGEN_A_RUN_ID]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_TEST]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_REMOTE_ADDR]	= MNL_TYPE_BINARY,
+	[KTGEN_A_RUN_REMOTE_PORT]	= MNL_TYPE_U16,
+	[KTGEN_A_RUN_LOCAL_ADDR]	= MNL_TYPE_BINARY,
+	[KTGEN_A_RUN_IFINDEX]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_SIZE]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_FLOWS]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_CPUS]		= MNL_TYPE_BINARY,
+	[KTGEN_A_RUN_TIME_MS]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_BYTES]		= MNL_TYPE_U64,
+	[KTGEN_A_RUN_MSGS]		= MNL_TYPE_U64,
+	[KTGEN_A_RUN_TX_MODE]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_BUFFER]		= MNL_TYPE_U64,
+	[KTGEN_A_RUN_SNDBUF]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_NODELAY]		= MNL_TYPE_FLAG,
+	[KTGEN_A_RUN_DETACH]		= MNL_TYPE_FLAG,
+	[KTGEN_A_RUN_STATE]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_ERROR]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_ERROR_FLOW]	= MNL_TYPE_U32,
+	[KTGEN_A_RUN_DURATION_NS]	= MNL_TYPE_U64,
+	[KTGEN_A_RUN_SPLICE]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_TX]		= MNL_TYPE_NESTED,
+	[KTGEN_A_RUN_RX]		= MNL_TYPE_NESTED,
+};
+
+static const enum mnl_attr_data_type tx_stats_types[KTGEN_A_TX_STATS_MAX + 1] = {
+	[KTGEN_A_TX_STATS_BYTES]	= MNL_TYPE_U64,
+	[KTGEN_A_TX_STATS_MSGS]		= MNL_TYPE_U64,
+	[KTGEN_A_TX_STATS_ACKED]	= MNL_TYPE_U64,
+	[KTGEN_A_TX_STATS_SEND_ERRORS]	= MNL_TYPE_U64,
+};
+
+static uint32_t get_u32(const struct nlattr *a, uint32_t def)
+{
+	return a ? mnl_attr_get_u32(a) : def;
+}
+
+static void print_opt_u32(const struct nlattr *a, const char *key, const char *fmt)
+{
+	if (a)
+		print_u64(fmt ? PRINT_ANY : PRINT_JSON, key, fmt, mnl_attr_get_u32(a));
+}
+
+static void print_opt_u64(const struct nlattr *a, const char *key)
+{
+	if (a)
+		print_u64(PRINT_JSON, key, NULL, mnl_attr_get_u64(a));
+}
+
+/* "run 1 tcp_stream to 10.0.0.2:5001 tx stack size 65536 flows 4" and,
+ * in JSON only, the rest of the run's settings.
+ */
+static void print_run_config(const struct nlattr **tb)
+{
+	print_u64(PRINT_ANY, "id", "run %llu", get_u32(tb[KTGEN_A_RUN_ID], 0));
+	print_enum(tb[KTGEN_A_RUN_TEST], "test", " %s", test_names, ARRAY_SIZE(test_names));
+	print_endpoint(tb[KTGEN_A_RUN_REMOTE_ADDR], tb[KTGEN_A_RUN_REMOTE_PORT], " to %s");
+	print_addr(tb[KTGEN_A_RUN_REMOTE_ADDR], "remote_addr");
+	if (tb[KTGEN_A_RUN_REMOTE_PORT])
+		print_u64(PRINT_JSON, "remote_port", NULL,
+			  ntohs(mnl_attr_get_u16(tb[KTGEN_A_RUN_REMOTE_PORT])));
+	print_addr(tb[KTGEN_A_RUN_LOCAL_ADDR], "local_addr");
+	print_opt_u32(tb[KTGEN_A_RUN_IFINDEX], "ifindex", NULL);
+	print_enum(tb[KTGEN_A_RUN_TX_MODE], "tx_mode", " tx %s", tx_mode_names,
+		   ARRAY_SIZE(tx_mode_names));
+	print_opt_u32(tb[KTGEN_A_RUN_SIZE], "size", " size %llu");
+	print_opt_u32(tb[KTGEN_A_RUN_FLOWS], "flows", " flows %llu");
+	print_cpus(tb[KTGEN_A_RUN_CPUS], " cpus %s");
+	print_opt_u32(tb[KTGEN_A_RUN_TIME_MS], "time_ms", NULL);
+	print_opt_u64(tb[KTGEN_A_RUN_BYTES], "limit_bytes");
+	print_opt_u64(tb[KTGEN_A_RUN_MSGS], "limit_msgs");
+	print_opt_u64(tb[KTGEN_A_RUN_BUFFER], "buffer");
+	print_opt_u32(tb[KTGEN_A_RUN_SNDBUF], "sndbuf", NULL);
+	print_bool(PRINT_JSON, "nodelay", NULL, !!tb[KTGEN_A_RUN_NODELAY]);
+	print_bool(PRINT_JSON, "detach", NULL, !!tb[KTGEN_A_RUN_DETACH]);
+}
+
+/* ": done in 10.00 s", ": failed after 0.01 s: Connection refused (flow 2)" */
+static void print_run_state(const struct nlattr **tb, uint64_t ns)
+{
+	uint32_t state = get_u32(tb[KTGEN_A_RUN_STATE], UINT32_MAX);
+	uint32_t err = get_u32(tb[KTGEN_A_RUN_ERROR], 0);
+
+	print_enum(tb[KTGEN_A_RUN_STATE], "state", ": %s", state_names,
+		   ARRAY_SIZE(state_names));
+	print_opt_u64(tb[KTGEN_A_RUN_DURATION_NS], "duration_ns");
+	if (tb[KTGEN_A_RUN_DURATION_NS] && state < ARRAY_SIZE(state_duration))
+		print_text(" %s %.2f s", state_duration[state], ns / 1e9);
+	if (tb[KTGEN_A_RUN_ERROR]) {
+		print_string(PRINT_ANY, "error", ": %s", strerror(err));
+		print_u64(PRINT_JSON, "errno", NULL, err);
+	}
+	if (tb[KTGEN_A_RUN_ERROR_FLOW])
+		print_opt_u32(tb[KTGEN_A_RUN_ERROR_FLOW], "error_flow", " (flow %llu)");
+	print_enum(tb[KTGEN_A_RUN_SPLICE], "splice", NULL, splice_names,
+		   ARRAY_SIZE(splice_names));
+	print_text("\n");
+}
+
+/* "  tx 12.34 Gbit/s  15425000000 bytes  235000 msgs  acked 15425000000" */
+static void print_run_tx(const struct nlattr **tb, uint64_t ns)
+{
+	const struct nlattr *st[KTGEN_A_TX_STATS_MAX + 1];
+	uint32_t splice = get_u32(tb[KTGEN_A_RUN_SPLICE], KTGEN_SPLICE_NONE);
+	uint64_t bps;
+
+	nl_parse_nested(tb[KTGEN_A_RUN_TX], tx_stats_types, KTGEN_A_TX_STATS_MAX, st);
+	bps = rate_bps(nl_nested_u64(tb[KTGEN_A_RUN_TX], KTGEN_A_TX_STATS_BYTES), ns);
+	print_text("  tx %.2f Gbit/s", bps / 1e9);
+	print_open_object("tx");
+	print_counter(st[KTGEN_A_TX_STATS_BYTES], "bytes", "  %llu bytes", TEXT_ALWAYS);
+	print_counter(st[KTGEN_A_TX_STATS_MSGS], "msgs", "  %llu msgs", TEXT_ALWAYS);
+	print_counter(st[KTGEN_A_TX_STATS_ACKED], "acked", "  acked %llu", TEXT_ALWAYS);
+	print_counter(st[KTGEN_A_TX_STATS_SEND_ERRORS], "send_errors",
+		      "  send errors %llu", TEXT_NONZERO);
+	print_close_object();
+	print_u64(PRINT_JSON, "tx_bps", NULL, bps);
+	if (splice != KTGEN_SPLICE_NONE && splice < ARRAY_SIZE(splice_names))
+		print_text("  pages %s", splice_names[splice]);
+	print_text("\n");
+}
+
+/* "  rx 12.34 Gbit/s  15425000000 bytes  ...": what local sinks received. */
+static void print_run_rx(const struct nlattr **tb, uint64_t ns)
+{
+	uint64_t bps;
+
+	bps = rate_bps(nl_nested_u64(tb[KTGEN_A_RUN_RX], KTGEN_A_RX_STATS_BYTES), ns);
+	print_text("  rx %.2f Gbit/s", bps / 1e9);
+	print_rx_stats(tb[KTGEN_A_RUN_RX]);
+	print_u64(PRINT_JSON, "rx_bps", NULL, bps);
+	print_text("\n");
+}
+
+/* One run, from a run-get reply or a run-done notification. */
+static void print_run(const struct nlattr **tb)
+{
+	uint64_t ns = tb[KTGEN_A_RUN_DURATION_NS] ?
+		      mnl_attr_get_u64(tb[KTGEN_A_RUN_DURATION_NS]) : 0;
+
+	print_open_object(NULL);
+	print_run_config(tb);
+	print_run_state(tb, ns);
+	if (tb[KTGEN_A_RUN_TX])
+		print_run_tx(tb, ns);
+	if (tb[KTGEN_A_RUN_RX])
+		print_run_rx(tb, ns);
+	print_close_object();
+}
+
+static void parse_run(const struct nlmsghdr *nlh, const struct nlattr **tb)
+{
+	static const unsigned int addrs[] = {
+		KTGEN_A_RUN_REMOTE_ADDR, KTGEN_A_RUN_LOCAL_ADDR,
+	};
+	unsigned int i, len;
+
+	nl_parse(nlh, run_types, KTGEN_A_RUN_MAX, tb);
+	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
+		if (!tb[addrs[i]])
+			continue;
+		len = mnl_attr_get_payload_len(tb[addrs[i]]);
+		if (len != 4 && len != 16)
+			tb[addrs[i]] = NULL;
+	}
+}
+
+int run_print_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
+
+	(void)data;
+	parse_run(nlh, tb);
+	print_run(tb);
+	return MNL_CB_OK;
+}
+
+/* Waiting for a run's end. */
+struct run_wait {
+	uint32_t	id;
+	bool		done;
+	bool		stopping;	/* RUN_STOP sent on a signal */
+	uint32_t	state;
+};
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+/* The run's result, once it ended: from the run-done notification, or
+ * (@ntf false) from a run-get reply after notifications were lost.
+ */
+static int run_wait_msg(const struct nlmsghdr *nlh, struct run_wait *w, bool ntf)
+{
+	const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
+	uint32_t state;
+
+	parse_run(nlh, tb);
+	if (get_u32(tb[KTGEN_A_RUN_ID], 0) != w->id)
+		return MNL_CB_OK;
+	state = get_u32(tb[KTGEN_A_RUN_STATE], UINT32_MAX);
+	if (!ntf && (state == KTGEN_RUN_STATE_RUNNING ||
+		     state == KTGEN_RUN_STATE_STOPPING))
+		return MNL_CB_OK;
+	print_run(tb);
+	w->state = state;
+	w->done = true;
+	return MNL_CB_STOP;
+}
+
+static int run_done_cb(const struct nlmsghdr *nlh, void *data)
+{
+	if (nl_genl_cmd(nlh) != KTGEN_CMD_RUN_DONE)
+		return MNL_CB_OK;
+	return run_wait_msg(nlh, data, true);
+}
+
+static int run_get_wait_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return run_wait_msg(nlh, data, false);
+}
+
+static int run_request(struct nl_ctx *ctx, uint8_t cmd, bool all, uint32_t id,
+		       mnl_cb_t cb, void *data)
+{
+	struct nlmsghdr *nlh = nl_msg_start(ctx, cmd, 0);
+
+	if (all)
+		mnl_attr_put(nlh, KTGEN_A_RUN_ALL, 0, NULL);
+	else
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_ID, id);
+	return nl_request(ctx, nlh, &ktg_run_attrs, cb, data);
+}
+
+/* The first SIGINT or SIGTERM stops the run and waits for its partial
+ * result; the second gives up waiting.
+ */
+static int run_interrupted(struct nl_ctx *ctx, struct run_wait *w)
+{
+	got_signal = 0;
+	if (w->stopping) {
+		fprintf(stderr, "ktgen: not waiting for run %u to stop\n", w->id);
+		return -EINTR;
+	}
+	w->stopping = true;
+	fprintf(stderr, "ktgen: stopping run %u\n", w->id);
+	if (!run_request(ctx, KTGEN_CMD_RUN_STOP, false, w->id, NULL, NULL))
+		return 0;
+	/* Refused (already ended?): see where it is. */
+	return run_request(ctx, KTGEN_CMD_RUN_GET, false, w->id, run_get_wait_cb, w);
+}
+
+static int run_wait(struct nl_ctx *ctx, struct run_wait *w, const sigset_t *waitmask)
+{
+	int err;
+
+	while (!w->done) {
+		err = nl_recv_events(ctx, waitmask, run_done_cb, w);
+		if (err == -EINTR)
+			err = got_signal ? run_interrupted(ctx, w) : 0;
+		else if (err == -ENOBUFS)	/* notifications lost: ask */
+			err = run_request(ctx, KTGEN_CMD_RUN_GET, false, w->id,
+					  run_get_wait_cb, w);
+		else if (err)
+			fprintf(stderr, "ktgen: waiting for run %u: %s\n", w->id,
+				strerror(-err));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+struct run_args {
+	int		test;
+	struct ktg_addr	to;
+	struct ktg_addr	local;
+	bool		has_port;
+	uint16_t	port;
+	uint32_t	ifindex;
+	bool		has_size;
+	uint32_t	size;
+	bool		has_flows;
+	uint32_t	flows;
+	uint8_t		cpus[KTG_CPUMASK_BYTES];
+	size_t		cpus_len;
+	int		limits;		/* how many of time, bytes, msgs */
+	bool		has_time;
+	uint32_t	time_ms;
+	bool		has_bytes;
+	uint64_t	bytes;
+	bool		has_msgs;
+	uint64_t	msgs;
+	int		tx_mode;	/* -1: the kernel's default */
+	bool		has_buffer;
+	uint64_t	buffer;
+	bool		has_sndbuf;
+	uint32_t	sndbuf;
+	bool		nodelay;
+	bool		detach;
+};
+
+static int kw_to(struct run_args *a, const char *v)
+{
+	return parse_addr(v, &a->to);
+}
+
+static int kw_local(struct run_args *a, const char *v)
+{
+	return parse_addr(v, &a->local);
+}
+
+static int kw_port(struct run_args *a, const char *v)
+{
+	a->has_port = true;
+	return parse_port(v, &a->port);
+}
+
+static int kw_dev(struct run_args *a, const char *v)
+{
+	a->ifindex = if_nametoindex(v);
+	return a->ifindex ? 0 : -ENODEV;
+}
+
+static int kw_size(struct run_args *a, const char *v)
+{
+	a->has_size = true;
+	return parse_size_u32(v, &a->size);
+}
+
+static int kw_flows(struct run_args *a, const char *v)
+{
+	a->has_flows = true;
+	return parse_u32(v, &a->flows);
+}
+
+static int kw_cpus(struct run_args *a, const char *v)
+{
+	return parse_cpulist(v, a->cpus, sizeof(a->cpus), &a->cpus_len);
+}
+
+static int kw_time(struct run_args *a, const char *v)
+{
+	a->has_time = true;
+	a->limits++;
+	return parse_secs_ms(v, &a->time_ms);
+}
+
+static int kw_bytes(struct run_args *a, const char *v)
+{
+	a->has_bytes = true;
+	a->limits++;
+	return parse_size(v, &a->bytes);
+}
+
+static int kw_msgs(struct run_args *a, const char *v)
+{
+	a->has_msgs = true;
+	a->limits++;
+	return parse_u64(v, &a->msgs);
+}
+
+static int kw_tx(struct run_args *a, const char *v)
+{
+	a->tx_mode = lookup_name(v, tx_mode_names, ARRAY_SIZE(tx_mode_names));
+	return a->tx_mode < 0 ? -EINVAL : 0;
+}
+
+static int kw_buffer(struct run_args *a, const char *v)
+{
+	a->has_buffer = true;
+	return parse_size(v, &a->buffer);
+}
+
+static int kw_sndbuf(struct run_args *a, const char *v)
+{
+	a->has_sndbuf = true;
+	return parse_size_u32(v, &a->sndbuf);
+}
+
+static const struct run_kw {
+	const char	*name;
+	int		(*parse)(struct run_args *a, const char *v);
+	const char	*what;
+} run_kws[] = {
+	{ "to",		kw_to,		"an IPv4 or IPv6 address" },
+	{ "port",	kw_port,	"a port number up to 65535" },
+	{ "local",	kw_local,	"an IPv4 or IPv6 address" },
+	{ "dev",	kw_dev,		"the name of an existing network device" },
+	{ "size",	kw_size,	"a size in bytes below 4G" },
+	{ "flows",	kw_flows,	"a number below 2^32" },
+	{ "cpus",	kw_cpus,	"a CPU list like 0-3,5 (CPUs below 1024)" },
+	{ "time",	kw_time,	"seconds, like 10 or 0.5" },
+	{ "bytes",	kw_bytes,	"a size in bytes" },
+	{ "msgs",	kw_msgs,	"a number" },
+	{ "tx",		kw_tx,		"stack, cached, nocache or zerocopy" },
+	{ "buffer",	kw_buffer,	"a size in bytes" },
+	{ "sndbuf",	kw_sndbuf,	"a size in bytes below 4G" },
+};
+
+/* One "keyword [value]" of a run; returns the words used, or -1. */
+static int run_arg(struct run_args *a, int argc, char **argv)
+{
+	const struct run_kw *kw = NULL;
+	unsigned int i;
+
+	if (!strcmp(argv[0], "nodelay") || !strcmp(argv[0], "detach")) {
+		*(argv[0][0] == 'n' ? &a->nodelay : &a->detach) = true;
+		return 1;
+	}
+	for (i = 0; i < ARRAY_SIZE(run_kws) && !kw; i++)
+		if (!strcmp(argv[0], run_kws[i].name))
+			kw = &run_kws[i];
+	if (!kw) {
+		usage_error("run: unknown keyword '%s'", argv[0]);
+		return -1;
+	}
+	if (argc < 2) {
+		usage_error("run: %s needs %s", kw->name, kw->what);
+		return -1;
+	}
+	if (kw->parse(a, argv[1])) {
+		usage_error("run: %s needs %s, not '%s'", kw->name, kw->what, argv[1]);
+		return -1;
+	}
+	return 2;
+}
+
+static int run_check(const struct run_args *a)
+{
+	if (!a->to.family) {
+		usage_error("run: where to? (to ADDR is required)");
+		return -1;
+	}
+	if (!a->has_port) {
+		usage_error("run: port PORT is required");
+		return -1;
+	}
+	if (a->local.family && a->local.family != a->to.family) {
+		usage_error("run: to is an %s address but local is an %s address",
+			    a->to.family == AF_INET ? "IPv4" : "IPv6",
+			    a->local.family == AF_INET ? "IPv4" : "IPv6");
+		return -1;
+	}
+	if (a->limits > 1) {
+		usage_error("run: give one limit: time, bytes or msgs");
+		return -1;
+	}
+	return 0;
+}
+
+static int run_parse(struct run_args *a, int test, int argc, char **argv)
+{
+	int n;
+
+	memset(a, 0, sizeof(*a));
+	a->test = test;
+	a->tx_mode = -1;
+	for (; argc > 0; argc -= n, argv += n) {
+		n = run_arg(a, argc, argv);
+		if (n < 0)
+			return -1;
+	}
+	return run_check(a);
+}
+
+static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
+{
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_TEST, a->test);
+	mnl_attr_put(nlh, KTGEN_A_RUN_REMOTE_ADDR, a->to.len, a->to.bytes);
+	mnl_attr_put_u16(nlh, KTGEN_A_RUN_REMOTE_PORT, htons(a->port));
+	if (a->local.family)
+		mnl_attr_put(nlh, KTGEN_A_RUN_LOCAL_ADDR, a->local.len, a->local.bytes);
+	if (a->ifindex)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_IFINDEX, a->ifindex);
+	if (a->has_size)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_SIZE, a->size);
+	if (a->has_flows)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_FLOWS, a->flows);
+	if (a->cpus_len)
+		mnl_attr_put(nlh, KTGEN_A_RUN_CPUS, a->cpus_len, a->cpus);
+	if (a->has_time)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_TIME_MS, a->time_ms);
+	if (a->has_bytes)
+		mnl_attr_put_u64(nlh, KTGEN_A_RUN_BYTES, a->bytes);
+	if (a->has_msgs)
+		mnl_attr_put_u64(nlh, KTGEN_A_RUN_MSGS, a->msgs);
+	if (a->tx_mode >= 0)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_TX_MODE, a->tx_mode);
+	if (a->has_buffer)
+		mnl_attr_put_u64(nlh, KTGEN_A_RUN_BUFFER, a->buffer);
+	if (a->has_sndbuf)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_SNDBUF, a->sndbuf);
+	if (a->nodelay)
+		mnl_attr_put(nlh, KTGEN_A_RUN_NODELAY, 0, NULL);
+	if (a->detach)
+		mnl_attr_put(nlh, KTGEN_A_RUN_DETACH, 0, NULL);
+}
+
+static int run_id_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
+	uint32_t *id = data;
+
+	nl_parse(nlh, run_types, KTGEN_A_RUN_MAX, tb);
+	if (!tb[KTGEN_A_RUN_ID]) {
+		fprintf(stderr, "ktgen: the kernel's reply has no run id\n");
+		return MNL_CB_ERROR;
+	}
+	*id = mnl_attr_get_u32(tb[KTGEN_A_RUN_ID]);
+	return MNL_CB_OK;
+}
+
+static int run_start(struct nl_ctx *ctx, const struct run_args *a, uint32_t *id)
+{
+	struct nlmsghdr *nlh = nl_msg_start(ctx, KTGEN_CMD_RUN_NEW, 0);
+
+	run_put(nlh, a);
+	return nl_request(ctx, nlh, &ktg_run_attrs, run_id_cb, id);
+}
+
+static int run_detached(struct nl_ctx *ctx, const struct run_args *a)
+{
+	uint32_t id;
+
+	if (run_start(ctx, a, &id))
+		return EXIT_FAIL;
+	print_open_object(NULL);
+	print_u64(PRINT_ANY, "id", "run %llu\n", id);
+	print_close_object();
+	return EXIT_OK;
+}
+
+/* Start the run and wait for its end; SIGINT and SIGTERM stop it. The
+ * events group is joined first, so the run-done notification cannot be
+ * missed, and the signals are blocked but while waiting, so none is lost.
+ */
+static int run_attached(struct nl_ctx *ctx, const struct run_args *a)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block, waitmask, oldmask;
+	struct run_wait w = { };
+	int err;
+
+	if (nl_join_events(ctx))
+		return EXIT_FAIL;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &oldmask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	waitmask = oldmask;
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGTERM);
+
+	err = run_start(ctx, a, &w.id);
+	if (!err)
+		err = run_wait(ctx, &w, &waitmask);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	if (err)
+		return EXIT_FAIL;
+	return w.state == KTGEN_RUN_STATE_DONE || w.state == KTGEN_RUN_STATE_STOPPED ?
+	       EXIT_OK : EXIT_FAIL;
+}
+
+static int run_show(struct nl_ctx *ctx, bool one, uint32_t id)
+{
+	struct nlmsghdr *nlh;
+	int err;
+
+	nlh = nl_msg_start(ctx, KTGEN_CMD_RUN_GET, one ? 0 : NLM_F_DUMP);
+	if (one)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_ID, id);
+	else
+		print_open_array(NULL);
+	err = nl_request(ctx, nlh, &ktg_run_attrs, run_print_cb, NULL);
+	if (!one)
+		print_close_array();
+	return err;
+}
+
+static void run_usage(FILE *f)
+{
+	fputs("Usage: ktgen run tcp_stream|udp_stream to ADDR port PORT [local ADDR]\n"
+	      "                 [dev IFNAME] [size BYTES] [flows N] [cpus LIST]\n"
+	      "                 [time SECS | bytes N | msgs N]\n"
+	      "                 [tx stack|cached|nocache|zerocopy]\n"
+	      "                 [buffer BYTES] [sndbuf BYTES] [nodelay] [detach]\n"
+	      "       ktgen run show [ID]\n"
+	      "       ktgen run stop ID|all\n"
+	      "       ktgen run del ID|all\n"
+	      "A run waits for its result and prints it (exit 1 when it failed);\n"
+	      "Ctrl-C stops it early and prints the partial result. detach prints\n"
+	      "the run's id and leaves it running ('ktgen run show ID').\n"
+	      "time: seconds, fractions allowed (default 10 s without a limit)\n"
+	      "cpus: CPUs for the sending workers, e.g. 0-3,8\n", f);
+}
+
+/* The command line of show, stop or del, checked before any netlink. */
+static int run_cmd_parse(const char *cmd, int argc, char **argv, bool *all,
+			 uint32_t *id)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "run %s", cmd);
+	*all = false;
+	if (!strcmp(cmd, "show") && argc == 0)
+		return 0;
+	return parse_id_arg(name, argc, argv, strcmp(cmd, "show"), all, id);
+}
+
+static int run_cmd(const char *cmd, int argc, char **argv)
+{
+	struct nl_ctx ctx;
+	bool all = false;
+	uint32_t id = 0;
+	int err;
+
+	if (run_cmd_parse(cmd, argc, argv, &all, &id))
+		return EXIT_USAGE;
+	if (nl_open(&ctx))
+		return EXIT_FAIL;
+	if (!strcmp(cmd, "show"))
+		err = run_show(&ctx, argc > 0, id);
+	else
+		err = run_request(&ctx, !strcmp(cmd, "stop") ? KTGEN_CMD_RUN_STOP :
+				  KTGEN_CMD_RUN_DEL, all, id, NULL, NULL);
+	nl_close(&ctx);
+	return err ? EXIT_FAIL : EXIT_OK;
+}
+
+int do_run(int argc, char **argv)
+{
+	struct run_args a;
+	struct nl_ctx ctx;
+	int test, ret;
+
+	if (argc < 1) {
+		usage_error("run: which test? (tcp_stream or udp_stream)");
+		return EXIT_USAGE;
+	}
+	if (is_help(argv[0])) {
+		run_usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[0], "show") || !strcmp(argv[0], "stop") ||
+	    !strcmp(argv[0], "del"))
+		return run_cmd(argv[0], argc - 1, argv + 1);
+	test = lookup_name(argv[0], test_names, ARRAY_SIZE(test_names));
+	if (test < 0) {
+		usage_error("run: unknown test or command '%s'", argv[0]);
+		return EXIT_USAGE;
+	}
+	if (run_parse(&a, test, argc - 1, argv + 1))
+		return EXIT_USAGE;
+
+	if (nl_open(&ctx))
+		return EXIT_FAIL;
+	ret = a.detach ? run_detached(&ctx, &a) : run_attached(&ctx, &a);
+	nl_close(&ctx);
+	return ret;
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktgen sink: receivers listening on a port, and what they counted.
+ */
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <linux/genetlink.h>
+#include <linux/ktgen.h>
+
+#include "ktgen.h"
+#include "nl.h"
+#include "print.h"
+#include "show.h"
+
+static const char * const proto_names[] = {
+	[KTGEN_PROTO_TCP]	= "tcp",
+	[KTGEN_PROTO_UDP]	= "udp",
+};
+
+static const char * const rx_mode_names[] = {
+	[KTGEN_RX_MODE_COPY]	= "copy",
+	[KTGEN_RX_MODE_NOCACHE]	= "nocache",
+	[KTGEN_RX_MODE_TOUCH]	= "touch",
+	[KTGEN_RX_MODE_DISCARD]	= "discard",
+	[KTGEN_RX_MODE_VERIFY]	= "verify",
+	[KTGEN_RX_MODE_RECVMSG]	= "recvmsg",
+};
+
+static const enum mnl_attr_data_type sink_types[KTGEN_A_SINK_MAX + 1] = {
+	[KTGEN_A_SINK_ID]		= MNL_TYPE_U32,
+	[KTGEN_A_SINK_PROTO]		= MNL_TYPE_U32,
+	[KTGEN_A_SINK_LOCAL_ADDR]	= MNL_TYPE_BINARY,
+	[KTGEN_A_SINK_PORT]		= MNL_TYPE_U16,
+	[KTGEN_A_SINK_RX_MODE]		= MNL_TYPE_U32,
+	[KTGEN_A_SINK_CPUS]		= MNL_TYPE_BINARY,
+	[KTGEN_A_SINK_RCVBUF]		= MNL_TYPE_U32,
+	[KTGEN_A_SINK_RX]		= MNL_TYPE_NESTED,
+};
+
+/* One sink, text:
+ *   sink 3 tcp *:5001 rx verify cpus 0-3 rcvbuf 4M
+ *     rx  15425000000 bytes  235000 msgs  conns 4  lost 0  verify errors 0
+ */
+int sink_print_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KTGEN_A_SINK_MAX + 1];
+	char buf[32];
+
+	(void)data;
+	nl_parse(nlh, sink_types, KTGEN_A_SINK_MAX, tb);
+	if (tb[KTGEN_A_SINK_LOCAL_ADDR] &&
+	    mnl_attr_get_payload_len(tb[KTGEN_A_SINK_LOCAL_ADDR]) != 4 &&
+	    mnl_attr_get_payload_len(tb[KTGEN_A_SINK_LOCAL_ADDR]) != 16)
+		tb[KTGEN_A_SINK_LOCAL_ADDR] = NULL;
+
+	print_open_object(NULL);
+	print_u64(PRINT_ANY, "id", "sink %llu",
+		  tb[KTGEN_A_SINK_ID] ? mnl_attr_get_u32(tb[KTGEN_A_SINK_ID]) : 0);
+	print_enum(tb[KTGEN_A_SINK_PROTO], "proto", " %s", proto_names,
+		   ARRAY_SIZE(proto_names));
+	print_endpoint(tb[KTGEN_A_SINK_LOCAL_ADDR], tb[KTGEN_A_SINK_PORT], " %s");
+	print_addr(tb[KTGEN_A_SINK_LOCAL_ADDR], "local_addr");
+	if (tb[KTGEN_A_SINK_PORT])
+		print_u64(PRINT_JSON, "port", NULL, ntohs(mnl_attr_get_u16(tb[KTGEN_A_SINK_PORT])));
+	print_enum(tb[KTGEN_A_SINK_RX_MODE], "rx_mode", " rx %s", rx_mode_names,
+		   ARRAY_SIZE(rx_mode_names));
+	print_cpus(tb[KTGEN_A_SINK_CPUS], " cpus %s");
+	if (tb[KTGEN_A_SINK_RCVBUF]) {
+		uint32_t v = mnl_attr_get_u32(tb[KTGEN_A_SINK_RCVBUF]);
+
+		print_u64(PRINT_JSON, "rcvbuf", NULL, v);
+		print_string(PRINT_TEXT, NULL, " rcvbuf %s", format_size(v, buf, sizeof(buf)));
+	}
+	print_text("\n");
+	if (tb[KTGEN_A_SINK_RX]) {
+		print_text("  rx");
+		print_rx_stats(tb[KTGEN_A_SINK_RX]);
+		print_text("\n");
+	}
+	print_close_object();
+	return MNL_CB_OK;
+}
+
+static int sink_id_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KTGEN_A_SINK_MAX + 1];
+
+	(void)data;
+	nl_parse(nlh, sink_types, KTGEN_A_SINK_MAX, tb);
+	if (!tb[KTGEN_A_SINK_ID]) {
+		fprintf(stderr, "ktgen: the kernel's reply has no sink id\n");
+		return MNL_CB_ERROR;
+	}
+	print_open_object(NULL);
+	print_u64(PRINT_ANY, "id", "sink %llu\n", mnl_attr_get_u32(tb[KTGEN_A_SINK_ID]));
+	print_close_object();
+	return MNL_CB_OK;
+}
+
+static void sink_usage(FILE *f)
+{
+	fputs("Usage: ktgen sink add tcp|udp [local ADDR] port PORT\n"
+	      "                      [rx copy|nocache|touch|discard|verify|recvmsg]\n"
+	      "                      [cpus LIST] [rcvbuf BYTES] [ipv6]\n"
+	      "       ktgen sink show [ID]\n"
+	      "       ktgen sink del ID|all\n"
+	      "local: IPv4 or IPv6 address to listen on (default: the wildcard;\n"
+	      "       ipv6 listens on the IPv6 wildcard)\n"
+	      "cpus:  CPUs for the sink's workers, e.g. 0-3,8\n", f);
+}
+
+struct sink_args {
+	int		proto;
+	struct ktg_addr	local;
+	bool		has_port;
+	uint16_t	port;
+	int		rx_mode;	/* -1: the kernel's default */
+	uint8_t		cpus[KTG_CPUMASK_BYTES];
+	size_t		cpus_len;
+	bool		has_rcvbuf;
+	uint32_t	rcvbuf;
+	bool		ipv6;
+};
+
+/* One "keyword [value]" of sink add; returns the words used, or -1. */
+static int sink_add_arg(struct sink_args *a, int argc, char **argv)
+{
+	const char *kw = argv[0], *val = argc > 1 ? argv[1] : NULL;
+
+	if (!strcmp(kw, "ipv6")) {
+		a->ipv6 = true;
+		return 1;
+	}
+	if (strcmp(kw, "local") && strcmp(kw, "port") && strcmp(kw, "rx") &&
+	    strcmp(kw, "cpus") && strcmp(kw, "rcvbuf")) {
+		usage_error("sink add: unknown keyword '%s'", kw);
+		return -1;
+	}
+	if (!val) {
+		usage_error("sink add: %s needs a value", kw);
+		return -1;
+	}
+	if (!strcmp(kw, "local") && parse_addr(val, &a->local)) {
+		usage_error("sink add: local needs an IPv4 or IPv6 address, not '%s'", val);
+		return -1;
+	}
+	if (!strcmp(kw, "port")) {
+		if (parse_port(val, &a->port)) {
+			usage_error("sink add: port needs a number up to 65535, not '%s'", val);
+			return -1;
+		}
+		a->has_port = true;
+	}
+	if (!strcmp(kw, "rx")) {
+		a->rx_mode = lookup_name(val, rx_mode_names, ARRAY_SIZE(rx_mode_names));
+		if (a->rx_mode < 0) {
+			usage_error("sink add: unknown rx mode '%s'", val);
+			return -1;
+		}
+	}
+	if (!strcmp(kw, "cpus") &&
+	    parse_cpulist(val, a->cpus, sizeof(a->cpus), &a->cpus_len)) {
+		usage_error("sink add: cpus needs a list like 0-3,5 (CPUs below %d), not '%s'",
+			    KTG_CPUS_MAX, val);
+		return -1;
+	}
+	if (!strcmp(kw, "rcvbuf")) {
+		if (parse_size_u32(val, &a->rcvbuf)) {
+			usage_error("sink add: rcvbuf needs a size in bytes below 4G, not '%s'", val);
+			return -1;
+		}
+		a->has_rcvbuf = true;
+	}
+	return 2;
+}
+
+static int sink_add_parse(struct sink_args *a, int argc, char **argv)
+{
+	int n;
+
+	memset(a, 0, sizeof(*a));
+	a->rx_mode = -1;
+	if (argc < 1) {
+		usage_error("sink add: tcp or udp?");
+		return -1;
+	}
+	a->proto = lookup_name(argv[0], proto_names, ARRAY_SIZE(proto_names));
+	if (a->proto < 0) {
+		usage_error("sink add: unknown protocol '%s' (tcp or udp)", argv[0]);
+		return -1;
+	}
+	for (argc--, argv++; argc > 0; argc -= n, argv += n) {
+		n = sink_add_arg(a, argc, argv);
+		if (n < 0)
+			return -1;
+	}
+	if (!a->has_port) {
+		usage_error("sink add: port is required");
+		return -1;
+	}
+	if (a->ipv6 && a->local.family == AF_INET) {
+		usage_error("sink add: ipv6 with an IPv4 local address");
+		return -1;
+	}
+	return 0;
+}
+
+static int sink_add(struct nl_ctx *ctx, const struct sink_args *a)
+{
+	struct nlmsghdr *nlh = nl_msg_start(ctx, KTGEN_CMD_SINK_NEW, 0);
+
+	mnl_attr_put_u32(nlh, KTGEN_A_SINK_PROTO, a->proto);
+	if (a->local.family)
+		mnl_attr_put(nlh, KTGEN_A_SINK_LOCAL_ADDR, a->local.len, a->local.bytes);
+	mnl_attr_put_u16(nlh, KTGEN_A_SINK_PORT, htons(a->port));
+	if (a->rx_mode >= 0)
+		mnl_attr_put_u32(nlh, KTGEN_A_SINK_RX_MODE, a->rx_mode);
+	if (a->cpus_len)
+		mnl_attr_put(nlh, KTGEN_A_SINK_CPUS, a->cpus_len, a->cpus);
+	if (a->has_rcvbuf)
+		mnl_attr_put_u32(nlh, KTGEN_A_SINK_RCVBUF, a->rcvbuf);
+	if (a->ipv6)
+		mnl_attr_put(nlh, KTGEN_A_SINK_IPV6, 0, NULL);
+	return nl_request(ctx, nlh, &ktg_sink_attrs, sink_id_cb, NULL);
+}
+
+static int sink_show(struct nl_ctx *ctx, bool one, uint32_t id)
+{
+	struct nlmsghdr *nlh;
+	int err;
+
+	nlh = nl_msg_start(ctx, KTGEN_CMD_SINK_GET, one ? 0 : NLM_F_DUMP);
+	if (one)
+		mnl_attr_put_u32(nlh, KTGEN_A_SINK_ID, id);
+	else
+		print_open_array(NULL);
+	err = nl_request(ctx, nlh, &ktg_sink_attrs, sink_print_cb, NULL);
+	if (!one)
+		print_close_array();
+	return err;
+}
+
+static int sink_del(struct nl_ctx *ctx, bool all, uint32_t id)
+{
+	struct nlmsghdr *nlh = nl_msg_start(ctx, KTGEN_CMD_SINK_DEL, 0);
+
+	if (all)
+		mnl_attr_put(nlh, KTGEN_A_SINK_ALL, 0, NULL);
+	else
+		mnl_attr_put_u32(nlh, KTGEN_A_SINK_ID, id);
+	return nl_request(ctx, nlh, &ktg_sink_attrs, NULL, NULL);
+}
+
+int do_sink(int argc, char **argv)
+{
+	const char *cmd = argc > 0 ? argv[0] : "show";
+	struct sink_args a;
+	struct nl_ctx ctx;
+	bool all = false;
+	uint32_t id = 0;
+	int err;
+
+	if (argc > 0 && is_help(cmd)) {
+		sink_usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(cmd, "add"))
+		err = sink_add_parse(&a, argc - 1, argv + 1);
+	else if (!strcmp(cmd, "show"))
+		err = argc > 1 ? parse_id_arg("sink show", argc - 1, argv + 1, false,
+					      &all, &id) : 0;
+	else if (!strcmp(cmd, "del"))
+		err = parse_id_arg("sink del", argc - 1, argv + 1, true, &all, &id);
+	else {
+		usage_error("sink: unknown command '%s'", cmd);
+		err = -1;
+	}
+	if (err)
+		return EXIT_USAGE;
+
+	if (nl_open(&ctx))
+		return EXIT_FAIL;
+	if (!strcmp(cmd, "add"))
+		err = sink_add(&ctx, &a);
+	else if (!strcmp(cmd, "show"))
+		err = sink_show(&ctx, argc > 1, id);
+	else
+		err = sink_del(&ctx, all, id);
+	nl_close(&ctx);
+	return err ? EXIT_FAIL : EXIT_OK;
+}
