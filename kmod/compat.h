@@ -8,7 +8,11 @@
 #ifndef _KTG_COMPAT_H
 #define _KTG_COMPAT_H
 
+#include <linux/bvec.h>
+#include <linux/net.h>
+#include <linux/uio.h>
 #include <net/genetlink.h>
+#include <net/udp.h>
 #include "compat-gen.h"
 
 /* Ops numbered from @op on are validated strictly, unknown attributes and
@@ -32,6 +36,35 @@ static inline bool ktg_req_attr_missing(struct genl_info *info, int attr)
 		return false;
 	NL_SET_ERR_MSG(info->extack, "missing attribute");
 	return true;
+#endif
+}
+
+/* Dequeue one UDP datagram; @flags carries MSG_DONTWAIT. */
+static inline struct sk_buff *ktg_skb_recv_udp(struct sock *sk, unsigned int flags,
+					       int *err)
+{
+#ifdef KTG_HAVE_SKB_RECV_UDP_NOBLOCK
+	return skb_recv_udp(sk, flags, flags & MSG_DONTWAIT, err);
+#else
+	return skb_recv_udp(sk, flags, err);
+#endif
+}
+
+/* Hand a page to the stack without copying it: kernel_sendpage() where it
+ * exists, else MSG_SPLICE_PAGES (6.5+).
+ */
+static inline int ktg_send_page(struct socket *sock, struct page *page,
+				int offset, size_t len, int flags)
+{
+#ifdef KTG_HAVE_PROTO_OPS_SENDPAGE
+	return kernel_sendpage(sock, page, offset, len, flags);
+#else
+	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
+	struct bio_vec bv;
+
+	bvec_set_page(&bv, page, len, offset);
+	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bv, 1, len);
+	return sock_sendmsg(sock, &msg);
 #endif
 }
 

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Copy engines and page-send primitives.
+ * Copy engines, the payload pattern and the page rings senders send from.
  */
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
 #include "compat.h"
 #include "ktgen.h"
+#include "proto.h"
 
 /* The nocache copy is a model of the kernel's __copy_user_nocache: movnti
  * through memcpy_flushcache() where the architecture has it, else memcpy.
@@ -22,4 +29,99 @@ enum ktgen_page_send ktg_page_send_method(void)
 #else
 	return KTGEN_PAGE_SEND_SPLICE_PAGES;
 #endif
+}
+
+/*
+ * Non-temporal copy. Destinations are page-aligned pieces of module pages,
+ * so the body is movnti; the caller fences (wmb) once per batch as the
+ * kernel's own nocache user copy does once per call.
+ */
+void ktg_copy_nocache(void *dst, const void *src, size_t len)
+{
+#ifdef CONFIG_ARCH_HAS_UACCESS_FLUSHCACHE
+	memcpy_flushcache(dst, src, len);
+#else
+	memcpy(dst, src, len);
+#endif
+}
+
+void ktg_copy_fence(void)
+{
+	/* Non-temporal stores are weakly ordered: order them before the page
+	 * is handed to the stack, as __copy_user_nocache's sfence does.
+	 */
+	wmb();
+}
+
+void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		dst[i] = ktg_pattern_byte(off + i, pages);
+}
+
+/* Bytes of @p that differ from the pattern at stream offset @off; the
+ * first one's offset goes to @first.
+ */
+u64 ktg_pattern_check(const u8 *p, u64 off, size_t len, u32 pages, u64 *first)
+{
+	u64 bad = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (likely(p[i] == ktg_pattern_byte(off + i, pages)))
+			continue;
+		if (!bad)
+			*first = off + i;
+		bad++;
+	}
+	return bad;
+}
+
+/* A ring of order-0 pages: alloc_pages() memory, as splicing needs. */
+int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern)
+{
+	u32 i;
+	int err;
+
+	err = ktg_mem_charge((u64)npages << PAGE_SHIFT);
+	if (err)
+		return err;
+	r->pages = kvcalloc(npages, sizeof(*r->pages), GFP_KERNEL);
+	if (!r->pages)
+		goto err_uncharge;
+	r->npages = npages;
+	for (i = 0; i < npages; i++) {
+		r->pages[i] = alloc_page(GFP_KERNEL);
+		if (!r->pages[i])
+			goto err_free;
+		if (pattern)
+			ktg_pattern_fill(page_address(r->pages[i]),
+					 (u64)i << PAGE_SHIFT, PAGE_SIZE,
+					 npages << (PAGE_SHIFT - KTG_PATTERN_SHIFT));
+	}
+	return 0;
+
+err_free:
+	ktg_pages_free(r);
+	return -ENOMEM;
+err_uncharge:
+	ktg_mem_uncharge((u64)npages << PAGE_SHIFT);
+	return -ENOMEM;
+}
+
+void ktg_pages_free(struct ktg_pages *r)
+{
+	u32 i;
+
+	if (!r->pages)
+		return;
+	for (i = 0; i < r->npages; i++)
+		if (r->pages[i])
+			put_page(r->pages[i]);
+	kvfree(r->pages);
+	ktg_mem_uncharge((u64)r->npages << PAGE_SHIFT);
+	r->pages = NULL;
+	r->npages = 0;
 }

@@ -6,11 +6,19 @@
 #ifndef _KTGEN_H
 #define _KTGEN_H
 
+#include <linux/atomic.h>
+#include <linux/cpumask.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/sizes.h>
+#include <linux/socket.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
+#include <net/netlink.h>
 #include <linux/ktgen.h>
 
 #ifndef KTGEN_VERSION
@@ -22,10 +30,79 @@
  */
 struct ktg_net {
 	struct net		*net;
-	struct mutex		lock;	/* protects the lists */
+	struct mutex		lock;	/* the lists, ids and run states */
 	struct list_head	sinks;
 	struct list_head	runs;
+	u32			next_sink_id;
+	u32			next_run_id;
 };
+
+/* Work that may outlive a request: run completion. Flushed at unload. */
+extern struct workqueue_struct *ktg_wq;
+
+/* What a receiver counted; shared between a sink and, on the same host,
+ * the run that sent the traffic (found through the run's cookie).
+ */
+struct ktg_rx_stats {
+	refcount_t	ref;
+	atomic64_t	bytes;
+	atomic64_t	msgs;
+	atomic64_t	conns;
+	atomic64_t	verify_errors;
+	atomic64_t	verify_first;	/* U64_MAX until a mismatch */
+	atomic64_t	lost;
+	atomic64_t	late;
+	atomic64_t	dup;
+	atomic64_t	bad_headers;
+	atomic_t	closed;		/* senders that finished (same host) */
+};
+
+struct ktg_rx_stats *ktg_rx_stats_new(u64 cookie);
+struct ktg_rx_stats *ktg_rx_stats_find(u64 cookie);
+void ktg_rx_stats_unpublish(u64 cookie);
+void ktg_rx_stats_put(struct ktg_rx_stats *rx);
+void ktg_rx_stats_init(struct ktg_rx_stats *rx);
+void ktg_rx_verify_error(struct ktg_rx_stats *rx, u64 bad, u64 first);
+int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx);
+
+/* Netlink encodings shared by sinks and runs. */
+int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_storage *ss);
+__be16 ktg_addr_port(const struct sockaddr_storage *ss);
+int ktg_cpus_put(struct sk_buff *msg, int attr, const struct cpumask *mask);
+
+/* A kthread bound to one CPU serving a list of sockets; it sleeps until one
+ * of its sockets wakes it (data, write space, state change) or a timeout.
+ */
+struct ktg_worker {
+	struct task_struct	*task;
+	wait_queue_head_t	wq;
+	atomic_t		kick;
+	int			cpu;
+	void			*owner;
+	spinlock_t		lock;	/* items, for sinks adding connections */
+	struct list_head	items;
+	void			*buf;	/* receive buffer of sink workers */
+};
+
+int ktg_worker_start(struct ktg_worker *w, int cpu, int (*fn)(void *),
+		     const char *what, u32 id);
+void ktg_worker_stop(struct ktg_worker *w);
+void ktg_worker_kick(struct ktg_worker *w);
+void ktg_worker_sleep(struct ktg_worker *w, long timeout);
+void ktg_worker_park(void);
+
+/* A worker's wait entry on a socket's wait queue (the way poll does it):
+ * no socket callback is replaced.
+ */
+struct ktg_sock_watch {
+	wait_queue_entry_t	entry;
+	wait_queue_head_t	*head;
+	struct ktg_worker	*worker;
+};
+
+void ktg_sock_watch(struct ktg_sock_watch *sw, struct socket *sock,
+		    struct ktg_worker *w);
+void ktg_sock_unwatch(struct ktg_sock_watch *sw);
 
 struct ktg_net *ktg_pernet(const struct net *net);
 int ktg_pernet_init(void);
@@ -44,9 +121,70 @@ u64 ktg_mem_used(void);
 u64 ktg_mem_budget(void);
 int ktg_mem_set_budget(u64 bytes);
 
-/* Copy and page-send primitives in effect on this kernel. */
+/* Copy engines, the payload pattern, page rings (copy.c). */
+struct ktg_pages {
+	struct page	**pages;
+	u32		npages;
+};
+
 enum ktgen_nocache_impl ktg_copy_nocache_impl(void);
 enum ktgen_page_send ktg_page_send_method(void);
+void ktg_copy_nocache(void *dst, const void *src, size_t len);
+void ktg_copy_fence(void);
+void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages);
+u64 ktg_pattern_check(const u8 *p, u64 off, size_t len, u32 pages, u64 *first);
+int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern);
+void ktg_pages_free(struct ktg_pages *r);
+
+/* Sinks (sink.c). */
+struct ktg_sink;
+struct ktg_sink_params {
+	u32			proto;
+	u32			rx_mode;
+	struct sockaddr_storage	addr;
+	cpumask_var_t		cpus;
+	u32			rcvbuf;
+};
+
+int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
+		    struct ktg_sink **sinkp, struct netlink_ext_ack *extack);
+void ktg_sink_destroy(struct ktg_sink *sink);
+struct ktg_sink *ktg_sink_find(struct ktg_net *kn, u32 id);
+int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink);
+void ktg_sinks_destroy_all(struct ktg_net *kn);
+
+/* Runs (run.c) and their flows (flow.c). */
+#define KTG_MAX_FLOWS		1024
+#define KTG_MAX_UDP_SIZE	65507
+struct ktg_run;
+struct ktg_run_params {
+	u32			test;
+	struct sockaddr_storage	remote;
+	struct sockaddr_storage	local;
+	bool			has_local;
+	u32			ifindex;
+	u32			size;
+	u32			flows;
+	cpumask_var_t		cpus;
+	u32			time_ms;
+	u64			bytes;
+	u64			msgs;
+	u32			tx_mode;
+	u64			buffer;
+	u32			sndbuf;
+	bool			nodelay;
+	bool			detach;
+};
+
+int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
+		   struct ktg_run **runp, struct netlink_ext_ack *extack);
+struct ktg_run *ktg_run_find(struct ktg_net *kn, u32 id);
+void ktg_run_stop(struct ktg_run *run);
+int ktg_run_del(struct ktg_run *run, struct netlink_ext_ack *extack);
+int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run);
+void ktg_runs_owner_gone(struct ktg_net *kn, u32 portid);
+void ktg_runs_destroy_all(struct ktg_net *kn);
+void ktg_nl_notify_run_done(struct ktg_run *run);
 
 /* CPU accounting: cycle counters when the CPU has a PMU. */
 int ktg_cpu_init(void);

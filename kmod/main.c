@@ -10,6 +10,8 @@
 
 #include "ktgen.h"
 
+struct workqueue_struct *ktg_wq;
+
 static int __init ktg_init(void)
 {
 	int err;
@@ -18,9 +20,13 @@ static int __init ktg_init(void)
 	if (err)
 		return err;
 
+	ktg_wq = alloc_workqueue("ktgen", WQ_UNBOUND, 0);
+	if (!ktg_wq)
+		return -ENOMEM;
+
 	err = ktg_pernet_init();
 	if (err)
-		return err;
+		goto err_wq;
 
 	err = ktg_netlink_init();
 	if (err)
@@ -31,16 +37,20 @@ static int __init ktg_init(void)
 
 err_pernet:
 	ktg_pernet_exit();
+err_wq:
+	destroy_workqueue(ktg_wq);
 	return err;
 }
 
 static void __exit ktg_exit(void)
 {
-	/* No new requests once the family is gone; then the namespaces'
-	 * sinks and runs are torn down.
+	/* No new requests once the family is gone; then every namespace's
+	 * runs and sinks are torn down (pernet pre_exit), and their
+	 * completions flushed with the workqueue.
 	 */
 	ktg_netlink_exit();
 	ktg_pernet_exit();
+	destroy_workqueue(ktg_wq);
 }
 
 module_init(ktg_init);

@@ -24,22 +24,33 @@ static int __net_init ktg_net_init(struct net *net)
 	return 0;
 }
 
+/* Kernel sockets do not pin their namespace: runs and sinks go before it
+ * does (and before the module, which unregisters this on unload).
+ */
+static void __net_exit ktg_net_pre_exit(struct net *net)
+{
+	struct ktg_net *kn = ktg_pernet(net);
+
+	ktg_runs_destroy_all(kn);
+	mutex_lock(&kn->lock);
+	ktg_sinks_destroy_all(kn);
+	mutex_unlock(&kn->lock);
+}
+
 static void __net_exit ktg_net_exit(struct net *net)
 {
 	struct ktg_net *kn = ktg_pernet(net);
 
-	/* Kernel sockets do not pin their namespace: whatever holds one must
-	 * be gone by now.
-	 */
 	WARN_ON_ONCE(!list_empty(&kn->sinks) || !list_empty(&kn->runs));
 	mutex_destroy(&kn->lock);
 }
 
 static struct pernet_operations ktg_net_ops = {
-	.init	= ktg_net_init,
-	.exit	= ktg_net_exit,
-	.id	= &ktg_net_id,
-	.size	= sizeof(struct ktg_net),
+	.init		= ktg_net_init,
+	.pre_exit	= ktg_net_pre_exit,
+	.exit		= ktg_net_exit,
+	.id		= &ktg_net_id,
+	.size		= sizeof(struct ktg_net),
 };
 
 int ktg_pernet_init(void)

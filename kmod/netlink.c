@@ -4,11 +4,13 @@
  * include/uapi/linux/ktgen.yaml is the contract; the policies below follow
  * its checks.
  */
+#include <linux/netdevice.h>
 #include <linux/utsname.h>
 #include <net/genetlink.h>
 
 #include "compat.h"
-#include "ktgen.h"
+#include "run.h"
+#include "sink.h"
 
 static struct genl_family ktg_nl_family;
 
@@ -17,8 +19,60 @@ static struct netlink_range_validation ktg_budget_range = {
 	.max	= KTG_MEM_BUDGET_MAX,
 };
 
+static struct netlink_range_validation ktg_buffer_range = {
+	.min	= SZ_4K,
+	.max	= SZ_1G,
+};
+
+static struct netlink_range_validation ktg_sockbuf_range = {
+	.min	= SZ_4K,
+	.max	= SZ_256M,
+};
+
+static struct netlink_range_validation ktg_size_range = {
+	.min	= 1,
+	.max	= SZ_1M,
+};
+
+static struct netlink_range_validation ktg_time_range = {
+	.max	= 86400000,
+};
+
 static const struct nla_policy ktg_config_policy[KTGEN_A_CONFIG_MAX + 1] = {
 	[KTGEN_A_CONFIG_BUFFER_BUDGET]	= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_budget_range),
+};
+
+static const struct nla_policy ktg_sink_policy[KTGEN_A_SINK_MAX + 1] = {
+	[KTGEN_A_SINK_ID]		= { .type = NLA_U32 },
+	[KTGEN_A_SINK_PROTO]		= NLA_POLICY_MAX(NLA_U32, KTGEN_PROTO_UDP),
+	[KTGEN_A_SINK_LOCAL_ADDR]	= NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
+	[KTGEN_A_SINK_PORT]		= NLA_POLICY_MIN(NLA_BE16, 1),
+	[KTGEN_A_SINK_RX_MODE]		= NLA_POLICY_MAX(NLA_U32, KTGEN_RX_MODE_RECVMSG),
+	[KTGEN_A_SINK_CPUS]		= { .type = NLA_BINARY, .len = 128 },
+	[KTGEN_A_SINK_RCVBUF]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_sockbuf_range),
+	[KTGEN_A_SINK_ALL]		= { .type = NLA_FLAG },
+	[KTGEN_A_SINK_IPV6]		= { .type = NLA_FLAG },
+};
+
+static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
+	[KTGEN_A_RUN_ID]		= { .type = NLA_U32 },
+	[KTGEN_A_RUN_TEST]		= NLA_POLICY_MAX(NLA_U32, KTGEN_TEST_UDP_STREAM),
+	[KTGEN_A_RUN_REMOTE_ADDR]	= NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
+	[KTGEN_A_RUN_REMOTE_PORT]	= NLA_POLICY_MIN(NLA_BE16, 1),
+	[KTGEN_A_RUN_LOCAL_ADDR]	= NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
+	[KTGEN_A_RUN_IFINDEX]		= { .type = NLA_U32 },
+	[KTGEN_A_RUN_SIZE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_size_range),
+	[KTGEN_A_RUN_FLOWS]		= NLA_POLICY_RANGE(NLA_U32, 1, KTG_MAX_FLOWS),
+	[KTGEN_A_RUN_CPUS]		= { .type = NLA_BINARY, .len = 128 },
+	[KTGEN_A_RUN_TIME_MS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_time_range),
+	[KTGEN_A_RUN_BYTES]		= { .type = NLA_U64 },
+	[KTGEN_A_RUN_MSGS]		= { .type = NLA_U64 },
+	[KTGEN_A_RUN_TX_MODE]		= NLA_POLICY_MAX(NLA_U32, KTGEN_TX_MODE_ZEROCOPY),
+	[KTGEN_A_RUN_BUFFER]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_buffer_range),
+	[KTGEN_A_RUN_SNDBUF]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_sockbuf_range),
+	[KTGEN_A_RUN_NODELAY]		= { .type = NLA_FLAG },
+	[KTGEN_A_RUN_DETACH]		= { .type = NLA_FLAG },
+	[KTGEN_A_RUN_ALL]		= { .type = NLA_FLAG },
 };
 
 static void *ktg_nl_reply_put(struct sk_buff **msg, struct genl_info *info, u8 cmd)
@@ -105,6 +159,483 @@ static int ktg_nl_set_config_doit(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* --- encodings shared by sinks and runs --- */
+
+/* A CPU bitmap, bit N of byte N/8 for CPU N; absent: @def. Every CPU named
+ * must be online.
+ */
+static int ktg_cpus_parse(const struct nlattr *attr, struct cpumask *mask,
+			  const struct cpumask *def, struct netlink_ext_ack *extack)
+{
+	const u8 *bits;
+	int i, len;
+
+	if (!attr) {
+		cpumask_copy(mask, def);
+		return 0;
+	}
+	cpumask_clear(mask);
+	bits = nla_data(attr);
+	len = nla_len(attr);
+	for (i = 0; i < len * 8; i++) {
+		if (!(bits[i / 8] & BIT(i % 8)))
+			continue;
+		if (i >= nr_cpu_ids || !cpu_online(i)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, "the CPU list names an offline CPU");
+			return -EINVAL;
+		}
+		cpumask_set_cpu(i, mask);
+	}
+	if (cpumask_empty(mask)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the CPU list is empty");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ktg_cpus_put(struct sk_buff *msg, int attr, const struct cpumask *mask)
+{
+	u8 bits[128] = {};
+	int cpu, last = -1;
+
+	for_each_cpu(cpu, mask) {
+		if (cpu >= 128 * 8)
+			break;
+		bits[cpu / 8] |= BIT(cpu % 8);
+		last = cpu;
+	}
+	return nla_put(msg, attr, last / 8 + 1, bits);
+}
+
+/* An IPv4 (4 bytes) or IPv6 (16 bytes) address with a port; absent: the
+ * wildcard of @family.
+ */
+static int ktg_addr_parse(const struct nlattr *attr, int family, __be16 port,
+			  struct sockaddr_storage *ss, struct netlink_ext_ack *extack)
+{
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (attr) {
+		if (nla_len(attr) == sizeof(struct in6_addr)) {
+			family = AF_INET6;
+		} else if (nla_len(attr) == sizeof(struct in_addr)) {
+			family = AF_INET;
+		} else {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "an address is 4 (IPv4) or 16 (IPv6) bytes");
+			return -EINVAL;
+		}
+	}
+	if (family == AF_INET6) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = port;
+		if (attr)
+			memcpy(&sin6->sin6_addr, nla_data(attr), sizeof(sin6->sin6_addr));
+	} else {
+		sin->sin_family = AF_INET;
+		sin->sin_port = port;
+		if (attr)
+			sin->sin_addr.s_addr = nla_get_in_addr(attr);
+	}
+	return 0;
+}
+
+static u32 ktg_nl_u32(struct genl_info *info, int attr, u32 def)
+{
+	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : def;
+}
+
+/* An id or the all flag, exactly one of them. */
+static int ktg_nl_id_or_all(struct genl_info *info, int id_attr, int all_attr)
+{
+	bool all = info->attrs[all_attr];
+
+	if (all == !!info->attrs[id_attr]) {
+		NL_SET_ERR_MSG(info->extack, "give an id or the all flag");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* --- sinks --- */
+
+static int ktg_nl_sink_send(struct sk_buff *msg, struct ktg_sink *sink, u32 portid,
+			    u32 seq, int flags, u8 cmd)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(msg, portid, seq, &ktg_nl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (ktg_sink_fill(msg, sink)) {
+		genlmsg_cancel(msg, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return 0;
+}
+
+static int ktg_nl_sink_reply(struct genl_info *info, struct ktg_sink *sink, u8 cmd)
+{
+	struct sk_buff *msg;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	if (ktg_nl_sink_send(msg, sink, info->snd_portid, info->snd_seq, 0, cmd)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
+	struct nlattr **tb = info->attrs;
+	struct ktg_sink_params p = {};
+	struct ktg_sink *sink;
+	int err;
+
+	if (ktg_req_attr_missing(info, KTGEN_A_SINK_PORT))
+		return -EINVAL;
+	p.proto = ktg_nl_u32(info, KTGEN_A_SINK_PROTO, KTGEN_PROTO_TCP);
+	p.rx_mode = ktg_nl_u32(info, KTGEN_A_SINK_RX_MODE, KTGEN_RX_MODE_COPY);
+	p.rcvbuf = ktg_nl_u32(info, KTGEN_A_SINK_RCVBUF, 0);
+	if (tb[KTGEN_A_SINK_IPV6] && tb[KTGEN_A_SINK_LOCAL_ADDR]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_IPV6],
+				    "ipv6 is for the wildcard address only");
+		return -EINVAL;
+	}
+	err = ktg_addr_parse(tb[KTGEN_A_SINK_LOCAL_ADDR],
+			     tb[KTGEN_A_SINK_IPV6] ? AF_INET6 : AF_INET,
+			     nla_get_be16(tb[KTGEN_A_SINK_PORT]), &p.addr, info->extack);
+	if (err)
+		return err;
+	if (!zalloc_cpumask_var(&p.cpus, GFP_KERNEL))
+		return -ENOMEM;
+	/* Default: the last online CPU, away from senders that default to
+	 * the first (on loopback their softirqs run there).
+	 */
+	err = ktg_cpus_parse(tb[KTGEN_A_SINK_CPUS], p.cpus,
+			     cpumask_of(cpumask_last(cpu_online_mask)), info->extack);
+	if (err)
+		goto err_free_cpus;
+
+	mutex_lock(&kn->lock);
+	err = ktg_sink_create(kn, &p, &sink, info->extack);
+	if (!err)
+		err = ktg_nl_sink_reply(info, sink, KTGEN_CMD_SINK_NEW);
+	mutex_unlock(&kn->lock);
+	return err;
+
+err_free_cpus:
+	free_cpumask_var(p.cpus);
+	return err;
+}
+
+static int ktg_nl_sink_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
+	struct ktg_sink *sink;
+	int err;
+
+	if (ktg_req_attr_missing(info, KTGEN_A_SINK_ID))
+		return -EINVAL;
+	mutex_lock(&kn->lock);
+	sink = ktg_sink_find(kn, nla_get_u32(info->attrs[KTGEN_A_SINK_ID]));
+	if (sink) {
+		err = ktg_nl_sink_reply(info, sink, KTGEN_CMD_SINK_GET);
+	} else {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_SINK_ID], "no such sink");
+		err = -ENOENT;
+	}
+	mutex_unlock(&kn->lock);
+	return err;
+}
+
+/* cb->args[0]: the id of the last sink (or run) dumped. */
+static int ktg_nl_sink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ktg_net *kn = ktg_pernet(sock_net(skb->sk));
+	struct ktg_sink *sink;
+	int err = 0;
+
+	mutex_lock(&kn->lock);
+	list_for_each_entry(sink, &kn->sinks, node) {
+		if (sink->id <= cb->args[0])
+			continue;
+		err = ktg_nl_sink_send(skb, sink, NETLINK_CB(cb->skb).portid,
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI, KTGEN_CMD_SINK_GET);
+		if (err)
+			break;
+		cb->args[0] = sink->id;
+	}
+	mutex_unlock(&kn->lock);
+	return err == -EMSGSIZE && skb->len ? skb->len : err;
+}
+
+static int ktg_nl_sink_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
+	struct ktg_sink *sink;
+	int err;
+
+	err = ktg_nl_id_or_all(info, KTGEN_A_SINK_ID, KTGEN_A_SINK_ALL);
+	if (err)
+		return err;
+	mutex_lock(&kn->lock);
+	if (info->attrs[KTGEN_A_SINK_ALL]) {
+		ktg_sinks_destroy_all(kn);
+	} else {
+		sink = ktg_sink_find(kn, nla_get_u32(info->attrs[KTGEN_A_SINK_ID]));
+		if (sink) {
+			ktg_sink_destroy(sink);
+		} else {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_SINK_ID],
+					    "no such sink");
+			err = -ENOENT;
+		}
+	}
+	mutex_unlock(&kn->lock);
+	return err;
+}
+
+/* --- runs --- */
+
+static int ktg_nl_run_send(struct sk_buff *msg, struct ktg_run *run, u32 portid,
+			   u32 seq, int flags, u8 cmd)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(msg, portid, seq, &ktg_nl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (ktg_run_fill(msg, run)) {
+		genlmsg_cancel(msg, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return 0;
+}
+
+/* Under kn->lock, from the run's completion. */
+void ktg_nl_notify_run_done(struct ktg_run *run)
+{
+	struct ktg_net *kn = run->kn;
+	struct sk_buff *msg;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	if (ktg_nl_run_send(msg, run, 0, 0, 0, KTGEN_CMD_RUN_DONE)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_multicast_netns(&ktg_nl_family, kn->net, msg, 0, 0, GFP_KERNEL);
+}
+
+static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
+{
+	struct nlattr **tb = info->attrs;
+	struct netlink_ext_ack *extack = info->extack;
+	__be16 port;
+	int err;
+
+	if (ktg_req_attr_missing(info, KTGEN_A_RUN_REMOTE_ADDR) ||
+	    ktg_req_attr_missing(info, KTGEN_A_RUN_REMOTE_PORT))
+		return -EINVAL;
+	p->test = ktg_nl_u32(info, KTGEN_A_RUN_TEST, KTGEN_TEST_TCP_STREAM);
+	p->tx_mode = ktg_nl_u32(info, KTGEN_A_RUN_TX_MODE, KTGEN_TX_MODE_STACK);
+	p->flows = ktg_nl_u32(info, KTGEN_A_RUN_FLOWS, 1);
+	p->size = ktg_nl_u32(info, KTGEN_A_RUN_SIZE,
+			     p->test == KTGEN_TEST_UDP_STREAM ? 1024 : SZ_64K);
+	p->time_ms = ktg_nl_u32(info, KTGEN_A_RUN_TIME_MS, 0);
+	p->sndbuf = ktg_nl_u32(info, KTGEN_A_RUN_SNDBUF, 0);
+	p->ifindex = ktg_nl_u32(info, KTGEN_A_RUN_IFINDEX, 0);
+	p->bytes = tb[KTGEN_A_RUN_BYTES] ? nla_get_u64(tb[KTGEN_A_RUN_BYTES]) : 0;
+	p->msgs = tb[KTGEN_A_RUN_MSGS] ? nla_get_u64(tb[KTGEN_A_RUN_MSGS]) : 0;
+	p->buffer = tb[KTGEN_A_RUN_BUFFER] ? nla_get_u64(tb[KTGEN_A_RUN_BUFFER]) : 0;
+	p->nodelay = tb[KTGEN_A_RUN_NODELAY];
+	p->detach = tb[KTGEN_A_RUN_DETACH];
+
+	if (p->test == KTGEN_TEST_UDP_STREAM && p->size > KTG_MAX_UDP_SIZE) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_SIZE],
+				    "a UDP datagram carries at most 65507 bytes");
+		return -EINVAL;
+	}
+	if (!!p->time_ms + !!p->bytes + !!p->msgs > 1) {
+		NL_SET_ERR_MSG(extack, "give one limit: time, bytes or msgs");
+		return -EINVAL;
+	}
+	if (p->detach && !p->time_ms && !p->bytes && !p->msgs) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_DETACH],
+				    "a detached run needs a time, byte or message limit");
+		return -EINVAL;
+	}
+	if (p->ifindex && !__dev_get_by_index(genl_info_net(info), p->ifindex)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_IFINDEX], "no such device");
+		return -ENODEV;
+	}
+	port = nla_get_be16(tb[KTGEN_A_RUN_REMOTE_PORT]);
+	err = ktg_addr_parse(tb[KTGEN_A_RUN_REMOTE_ADDR], AF_INET, port, &p->remote, extack);
+	if (err)
+		return err;
+	if (tb[KTGEN_A_RUN_LOCAL_ADDR]) {
+		err = ktg_addr_parse(tb[KTGEN_A_RUN_LOCAL_ADDR], AF_INET, 0, &p->local, extack);
+		if (err)
+			return err;
+		if (p->local.ss_family != p->remote.ss_family) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_LOCAL_ADDR],
+					    "local and remote addresses are of different families");
+			return -EINVAL;
+		}
+		p->has_local = true;
+	}
+	return 0;
+}
+
+static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
+	struct ktg_run_params p = {};
+	struct ktg_run *run;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	err = ktg_nl_run_params(info, &p);
+	if (err)
+		return err;
+	if (!zalloc_cpumask_var(&p.cpus, GFP_KERNEL))
+		return -ENOMEM;
+	err = ktg_cpus_parse(info->attrs[KTGEN_A_RUN_CPUS], p.cpus,
+			     cpumask_of(cpumask_first(cpu_online_mask)), info->extack);
+	if (err) {
+		free_cpumask_var(p.cpus);
+		return err;
+	}
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg) {
+		free_cpumask_var(p.cpus);
+		return -ENOMEM;
+	}
+
+	mutex_lock(&kn->lock);
+	err = ktg_run_create(kn, &p, info->snd_portid, &run, info->extack);
+	if (err)
+		goto err_unlock;
+	hdr = genlmsg_put_reply(msg, info, &ktg_nl_family, 0, KTGEN_CMD_RUN_NEW);
+	if (!hdr || nla_put_u32(msg, KTGEN_A_RUN_ID, run->id)) {
+		/* The run goes on; the caller finds it with run show. */
+		err = -EMSGSIZE;
+		goto err_unlock;
+	}
+	mutex_unlock(&kn->lock);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err_unlock:
+	mutex_unlock(&kn->lock);
+	nlmsg_free(msg);
+	return err;
+}
+
+static int ktg_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
+	struct sk_buff *msg;
+	struct ktg_run *run;
+	int err;
+
+	if (ktg_req_attr_missing(info, KTGEN_A_RUN_ID))
+		return -EINVAL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	mutex_lock(&kn->lock);
+	run = ktg_run_find(kn, nla_get_u32(info->attrs[KTGEN_A_RUN_ID]));
+	if (!run) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_RUN_ID], "no such run");
+		err = -ENOENT;
+	} else {
+		err = ktg_nl_run_send(msg, run, info->snd_portid, info->snd_seq, 0,
+				      KTGEN_CMD_RUN_GET);
+	}
+	mutex_unlock(&kn->lock);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
+static int ktg_nl_run_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ktg_net *kn = ktg_pernet(sock_net(skb->sk));
+	struct ktg_run *run;
+	int err = 0;
+
+	mutex_lock(&kn->lock);
+	list_for_each_entry(run, &kn->runs, node) {
+		if (run->id <= cb->args[0])
+			continue;
+		err = ktg_nl_run_send(skb, run, NETLINK_CB(cb->skb).portid,
+				      cb->nlh->nlmsg_seq, NLM_F_MULTI, KTGEN_CMD_RUN_GET);
+		if (err)
+			break;
+		cb->args[0] = run->id;
+	}
+	mutex_unlock(&kn->lock);
+	return err == -EMSGSIZE && skb->len ? skb->len : err;
+}
+
+static int ktg_nl_run_stop_del(struct genl_info *info, bool del)
+{
+	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
+	struct ktg_run *run, *tmp;
+	int err;
+
+	err = ktg_nl_id_or_all(info, KTGEN_A_RUN_ID, KTGEN_A_RUN_ALL);
+	if (err)
+		return err;
+	mutex_lock(&kn->lock);
+	if (info->attrs[KTGEN_A_RUN_ALL]) {
+		/* all: every running run stops, every finished one goes. */
+		list_for_each_entry_safe(run, tmp, &kn->runs, node) {
+			if (!del && !run->finished)
+				ktg_run_stop(run);
+			else if (del && run->finished)
+				ktg_run_del(run, NULL);
+		}
+		goto out_unlock;
+	}
+	run = ktg_run_find(kn, nla_get_u32(info->attrs[KTGEN_A_RUN_ID]));
+	if (!run) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_RUN_ID], "no such run");
+		err = -ENOENT;
+	} else if (del) {
+		err = ktg_run_del(run, info->extack);
+	} else if (!run->finished) {
+		ktg_run_stop(run);
+	}
+out_unlock:
+	mutex_unlock(&kn->lock);
+	return err;
+}
+
+static int ktg_nl_run_stop_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return ktg_nl_run_stop_del(info, false);
+}
+
+static int ktg_nl_run_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return ktg_nl_run_stop_del(info, true);
+}
+
 static const struct genl_ops ktg_nl_ops[] = {
 	{
 		.cmd	= KTGEN_CMD_GET_INFO,
@@ -120,6 +651,55 @@ static const struct genl_ops ktg_nl_ops[] = {
 		.doit	= ktg_nl_set_config_doit,
 		.policy	= ktg_config_policy,
 		.maxattr = KTGEN_A_CONFIG_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= KTGEN_CMD_SINK_NEW,
+		.doit	= ktg_nl_sink_new_doit,
+		.policy	= ktg_sink_policy,
+		.maxattr = KTGEN_A_SINK_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= KTGEN_CMD_SINK_GET,
+		.doit	= ktg_nl_sink_get_doit,
+		.dumpit	= ktg_nl_sink_get_dumpit,
+		.policy	= ktg_sink_policy,
+		.maxattr = KTGEN_A_SINK_MAX,
+	},
+	{
+		.cmd	= KTGEN_CMD_SINK_DEL,
+		.doit	= ktg_nl_sink_del_doit,
+		.policy	= ktg_sink_policy,
+		.maxattr = KTGEN_A_SINK_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= KTGEN_CMD_RUN_NEW,
+		.doit	= ktg_nl_run_new_doit,
+		.policy	= ktg_run_policy,
+		.maxattr = KTGEN_A_RUN_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= KTGEN_CMD_RUN_GET,
+		.doit	= ktg_nl_run_get_doit,
+		.dumpit	= ktg_nl_run_get_dumpit,
+		.policy	= ktg_run_policy,
+		.maxattr = KTGEN_A_RUN_MAX,
+	},
+	{
+		.cmd	= KTGEN_CMD_RUN_STOP,
+		.doit	= ktg_nl_run_stop_doit,
+		.policy	= ktg_run_policy,
+		.maxattr = KTGEN_A_RUN_MAX,
+		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= KTGEN_CMD_RUN_DEL,
+		.doit	= ktg_nl_run_del_doit,
+		.policy	= ktg_run_policy,
+		.maxattr = KTGEN_A_RUN_MAX,
 		.flags	= GENL_ADMIN_PERM,
 	},
 };
@@ -141,12 +721,39 @@ static struct genl_family ktg_nl_family __ro_after_init = {
 	KTG_GENL_RESV_START_OP(KTGEN_CMD_GET_INFO)
 };
 
+/* A generic netlink socket closed: runs it started stop, unless detached.
+ * Process context; only flags and kicks, the completion does the rest.
+ */
+static int ktg_nl_release(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	struct netlink_notify *n = ptr;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC || !n->portid)
+		return NOTIFY_DONE;
+	ktg_runs_owner_gone(ktg_pernet(n->net), n->portid);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ktg_nl_notifier = {
+	.notifier_call = ktg_nl_release,
+};
+
 int __init ktg_netlink_init(void)
 {
-	return genl_register_family(&ktg_nl_family);
+	int err;
+
+	err = genl_register_family(&ktg_nl_family);
+	if (err)
+		return err;
+	err = netlink_register_notifier(&ktg_nl_notifier);
+	if (err)
+		genl_unregister_family(&ktg_nl_family);
+	return err;
 }
 
 void ktg_netlink_exit(void)
 {
 	genl_unregister_family(&ktg_nl_family);
+	/* Right after: a late release must not reach freed module code. */
+	netlink_unregister_notifier(&ktg_nl_notifier);
 }

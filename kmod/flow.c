@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Flows: one socket each, driven by its run's worker. The send paths:
+ *   stack     kernel_sendmsg() of kvecs over the source pages: the stack
+ *             copies (its own cached copy);
+ *   cached    the module memcpy()s into staging pages it owns, which go to
+ *             the stack without another copy;
+ *   nocache   the same with the non-temporal copy;
+ *   zerocopy  the source pages themselves go to the stack.
+ * Every call is MSG_DONTWAIT: a flow that cannot send leaves its worker to
+ * sleep until the socket reports write space.
+ */
+#include <linux/highmem.h>
+#include <linux/tcp.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "compat.h"
+#include "run.h"
+
+#define KTG_CONNECT_TIMEOUT	(30 * HZ)
+#define KTG_DRAIN_TIMEOUT	(30 * HZ)
+#define KTG_SEND_CHUNK		SZ_64K		/* bytes per stack send call */
+#define KTG_STAGE_MIN_PAGES	256
+#define KTG_STAGE_MAX_PAGES	4096
+#define KTG_UDP_CLOSES		3
+
+static bool ktg_flow_tcp(const struct ktg_flow *f)
+{
+	return f->run->p.test == KTGEN_TEST_TCP_STREAM;
+}
+
+static int ktg_sockaddr_len(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					   sizeof(struct sockaddr_in);
+}
+
+/* SO_SNDBUF as setsockopt() sets it (no exported helper in every kernel). */
+static void ktg_set_sndbuf(struct sock *sk, u32 val)
+{
+	lock_sock(sk);
+	sk->sk_userlocks |= SOCK_SNDBUF_LOCK;
+	WRITE_ONCE(sk->sk_sndbuf, max_t(u32, val * 2, SOCK_MIN_SNDBUF));
+	sk->sk_write_space(sk);
+	release_sock(sk);
+}
+
+int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
+{
+	struct ktg_run *run = f->run;
+	struct ktg_run_params *p = &run->p;
+	bool tcp = ktg_flow_tcp(f);
+	struct sock *sk;
+	int err;
+
+	err = sock_create_kern(run->kn->net, p->remote.ss_family,
+			       tcp ? SOCK_STREAM : SOCK_DGRAM,
+			       tcp ? IPPROTO_TCP : IPPROTO_UDP, &f->sock);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot create a socket for the flow");
+		return err;
+	}
+	sk = f->sock->sk;
+	if (p->sndbuf)
+		ktg_set_sndbuf(sk, p->sndbuf);
+	if (tcp && p->nodelay)
+		tcp_sock_set_nodelay(sk);
+	if (p->ifindex) {
+		err = sock_bindtoindex(sk, p->ifindex, true);
+		if (err) {
+			NL_SET_ERR_MSG(extack, "cannot bind the flow to the device");
+			return err;
+		}
+	}
+	if (p->has_local) {
+		err = kernel_bind(f->sock, (struct sockaddr *)&p->local,
+				  ktg_sockaddr_len(&p->local));
+		if (err) {
+			NL_SET_ERR_MSG(extack, "cannot bind the flow to the local address");
+			return err;
+		}
+	}
+	if (!tcp && run->p.tx_mode != KTGEN_TX_MODE_STACK) {
+		NL_SET_ERR_MSG(extack, "udp_stream sends with tx stack only, for now");
+		return -EOPNOTSUPP;
+	}
+	if (tcp && (p->tx_mode == KTGEN_TX_MODE_CACHED ||
+		    p->tx_mode == KTGEN_TX_MODE_NOCACHE)) {
+		/* Enough staging for what the socket may hold unacked. */
+		u32 sndbuf = p->sndbuf ?: READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]);
+		u32 pages = clamp_t(u32, 2 * (sndbuf >> PAGE_SHIFT),
+				    KTG_STAGE_MIN_PAGES, KTG_STAGE_MAX_PAGES);
+
+		err = ktg_pages_alloc(&f->stage, pages, false);
+		if (err) {
+			if (err == -ENOSPC)
+				NL_SET_ERR_MSG(extack, "staging pages exceed the buffer budget");
+			else
+				NL_SET_ERR_MSG(extack, "no memory for staging pages");
+			return err;
+		}
+	}
+
+	f->hello.magic = htonl(KTG_MAGIC_HELLO);
+	f->hello.version = htons(KTG_WIRE_VERSION);
+	f->hello.test = htons(p->test);
+	f->hello.cookie = cpu_to_be64(run->cookie);
+	f->hello.flow = htonl(f->id);
+	f->hello.pattern_pages = htonl(run->pattern_pages);
+
+	/* Connection errors (refused, unreachable) are the flow's result,
+	 * reported with the run's, not a refusal of the request.
+	 */
+	f->deadline = jiffies + KTG_CONNECT_TIMEOUT;
+	f->state = KTG_FLOW_CONNECT;
+	err = kernel_connect(f->sock, (struct sockaddr *)&p->remote,
+			     ktg_sockaddr_len(&p->remote), O_NONBLOCK);
+	if (err && err != -EINPROGRESS) {
+		f->error = err;
+		f->state = KTG_FLOW_DONE;
+	}
+	return 0;
+}
+
+void ktg_flow_close(struct ktg_flow *f)
+{
+	if (f->sock) {
+		ktg_sock_unwatch(&f->watch);
+		kernel_sock_shutdown(f->sock, SHUT_RDWR);
+		sock_release(f->sock);
+		f->sock = NULL;
+	}
+	ktg_pages_free(&f->stage);
+}
+
+static void ktg_flow_fail(struct ktg_flow *f, int err)
+{
+	f->error = err;
+	f->state = KTG_FLOW_DONE;
+	ktg_run_flow_failed(f->run, f, err);
+}
+
+static int ktg_flow_connect(struct ktg_flow *f)
+{
+	struct sock *sk = f->sock->sk;
+
+	if (READ_ONCE(f->run->stop)) {
+		f->state = KTG_FLOW_DONE;
+		return 1;
+	}
+	if (!ktg_flow_tcp(f) || sk->sk_state == TCP_ESTABLISHED) {
+		if (ktg_flow_tcp(f))
+			f->seq0 = READ_ONCE(tcp_sk(sk)->write_seq);
+		f->state = KTG_FLOW_SEND;
+		return 1;
+	}
+	if (sk->sk_err || sk->sk_state == TCP_CLOSE) {
+		int err = sock_error(sk);
+
+		ktg_flow_fail(f, err ?: -ECONNREFUSED);
+		return 1;
+	}
+	if (time_after(jiffies, f->deadline)) {
+		ktg_flow_fail(f, -ETIMEDOUT);
+		return 1;
+	}
+	return 0;
+}
+
+/* Up to @len source bytes from stream offset @off as kvecs; returns count. */
+static int ktg_src_kvecs(struct ktg_run *run, u64 off, u32 len, struct kvec *iov)
+{
+	u64 size = (u64)run->src.npages << PAGE_SHIFT;
+	u64 o = off % size;
+	int n = 0;
+
+	while (len) {
+		u32 pgoff = o & ~PAGE_MASK;
+		u32 chunk = min_t(u32, len, PAGE_SIZE - pgoff);
+
+		iov[n].iov_base = page_address(run->src.pages[o >> PAGE_SHIFT]) + pgoff;
+		iov[n].iov_len = chunk;
+		n++;
+		len -= chunk;
+		o = (o + chunk) % size;
+	}
+	return n;
+}
+
+static int ktg_send_stack(struct ktg_flow *f, u32 len)
+{
+	struct kvec iov[KTG_SEND_CHUNK / PAGE_SIZE + 1];
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	int n;
+
+	len = min_t(u32, len, KTG_SEND_CHUNK);
+	if (f->msg_left > len)
+		msg.msg_flags |= MSG_MORE;
+	n = ktg_src_kvecs(f->run, f->off, len, iov);
+	return kernel_sendmsg(f->sock, &msg, iov, n, len);
+}
+
+/* A staging page the stack no longer holds, or NULL when all are in flight. */
+static struct page *ktg_stage_page(struct ktg_flow *f)
+{
+	u32 i;
+
+	for (i = 0; i < f->stage.npages; i++) {
+		struct page *pg = f->stage.pages[f->stage_next];
+
+		f->stage_next = (f->stage_next + 1) % f->stage.npages;
+		if (page_ref_count(pg) == 1)
+			return pg;
+	}
+	return NULL;
+}
+
+/* cached, nocache, zerocopy: one page (or what is left of it) per call. */
+static int ktg_send_pages(struct ktg_flow *f, u32 len)
+{
+	struct ktg_run *run = f->run;
+	u64 size = (u64)run->src.npages << PAGE_SHIFT;
+	struct page *src = run->src.pages[(f->off % size) >> PAGE_SHIFT];
+	int flags = MSG_DONTWAIT;
+	int ret;
+
+	if (!f->cur_page) {
+		f->cur_off = f->off & ~PAGE_MASK;
+		f->cur_len = min_t(u32, len, PAGE_SIZE - f->cur_off);
+		if (run->p.tx_mode == KTGEN_TX_MODE_ZEROCOPY) {
+			f->cur_page = src;
+		} else {
+			struct page *pg = ktg_stage_page(f);
+			void *dst, *from;
+
+			f->stage_blocked = !pg;
+			if (!pg)
+				return -ENOBUFS;
+			dst = page_address(pg) + f->cur_off;
+			from = page_address(src) + f->cur_off;
+			if (run->p.tx_mode == KTGEN_TX_MODE_NOCACHE) {
+				ktg_copy_nocache(dst, from, f->cur_len);
+				ktg_copy_fence();
+			} else {
+				memcpy(dst, from, f->cur_len);
+			}
+			f->cur_page = pg;
+		}
+	}
+	if (f->msg_left > f->cur_len)
+		flags |= MSG_MORE;
+	ret = ktg_send_page(f->sock, f->cur_page, f->cur_off, f->cur_len, flags);
+	if (ret <= 0)
+		return ret;
+	/* From the stack's side: does it hold the page, or did it copy? */
+	if (page_ref_count(f->cur_page) > 1)
+		atomic_inc(&run->splice_held);
+	else
+		atomic_inc(&run->splice_copied);
+	f->cur_off += ret;
+	f->cur_len -= ret;
+	if (!f->cur_len)
+		f->cur_page = NULL;
+	return ret;
+}
+
+static int ktg_send_dgram(struct ktg_flow *f, u32 len, u32 magic, u64 seq)
+{
+	struct kvec iov[KTG_SEND_CHUNK / PAGE_SIZE + 2];
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct ktg_run *run = f->run;
+	struct ktg_dgram h = {
+		.magic		= htonl(magic),
+		.flow		= htonl(f->id),
+		.cookie		= cpu_to_be64(run->cookie),
+		.seq		= cpu_to_be64(seq),
+		.pattern_pages	= htonl(run->pattern_pages),
+	};
+	u32 plen;
+	int n = 0;
+
+	if (len >= sizeof(h)) {
+		iov[n].iov_base = &h;
+		iov[n].iov_len = sizeof(h);
+		n++;
+		plen = len - sizeof(h);
+		n += ktg_src_kvecs(run, seq * plen, plen, iov + n);
+	} else {
+		n = ktg_src_kvecs(run, seq * len, len, iov);
+	}
+	return kernel_sendmsg(f->sock, &msg, iov, n, len);
+}
+
+static void ktg_flow_drain_start(struct ktg_flow *f)
+{
+	struct ktg_run *run = f->run;
+
+	f->state = KTG_FLOW_DRAIN;
+	f->deadline = jiffies + KTG_DRAIN_TIMEOUT;
+	f->cur_page = NULL;
+	if (ktg_flow_tcp(f))
+		kernel_sock_shutdown(f->sock, SHUT_WR);
+	/* The measured window ends with the last payload byte sent. */
+	spin_lock(&run->end_lock);
+	run->end = ktime_get();
+	spin_unlock(&run->end_lock);
+}
+
+/* TCP: all acked and the peer closed (a ktgen sink closes once it has read
+ * everything), or the drain timed out. UDP: the closing datagrams went.
+ */
+static int ktg_flow_drain(struct ktg_flow *f)
+{
+	struct sock *sk = f->sock->sk;
+	u64 written, acked;
+
+	if (!ktg_flow_tcp(f)) {
+		while (f->closes < KTG_UDP_CLOSES) {
+			int ret = ktg_send_dgram(f, sizeof(struct ktg_dgram),
+						 KTG_MAGIC_CLOSE, f->seq);
+
+			if (ret == -EAGAIN && !time_after(jiffies, f->deadline))
+				return 0;
+			f->closes++;
+		}
+		f->state = KTG_FLOW_DONE;
+		return 1;
+	}
+	if (!(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) && !sk->sk_err &&
+	    !time_after(jiffies, f->deadline) && !READ_ONCE(f->run->stop))
+		return 0;
+
+	lock_sock(sk);
+	written = sizeof(f->hello) + f->bytes;
+	acked = min_t(u64, (u32)(tcp_sk(sk)->snd_una - f->seq0), written);
+	release_sock(sk);
+	f->acked = acked > sizeof(f->hello) ? acked - sizeof(f->hello) : 0;
+	f->state = KTG_FLOW_DONE;
+	return 1;
+}
+
+static int ktg_flow_hello(struct ktg_flow *f)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_MORE };
+	struct kvec iov = {
+		.iov_base = (u8 *)&f->hello + f->hello_sent,
+		.iov_len = sizeof(f->hello) - f->hello_sent,
+	};
+	int ret;
+
+	ret = kernel_sendmsg(f->sock, &msg, &iov, 1, iov.iov_len);
+	if (ret > 0)
+		f->hello_sent += ret;
+	return ret;
+}
+
+/* One send call's worth of progress: >0 progress, 0 blocked, <0 error. */
+static int ktg_flow_send_one(struct ktg_flow *f)
+{
+	struct ktg_run *run = f->run;
+	u32 len;
+	int ret;
+
+	if (ktg_flow_tcp(f) && f->hello_sent < sizeof(f->hello))
+		return ktg_flow_hello(f);
+	if (!f->msg_left) {
+		if (!ktg_run_reserve(run, &len)) {
+			ktg_flow_drain_start(f);
+			return 1;
+		}
+		f->msg_left = len;
+	}
+	if (!ktg_flow_tcp(f)) {
+		ret = ktg_send_dgram(f, f->msg_left, KTG_MAGIC_DATA, f->seq);
+		if (ret == -ENOBUFS || ret == -ENOMEM) {
+			/* Dropped before the wire: not sent, and not lost. */
+			atomic64_inc(&run->send_errors);
+			f->msg_left = 0;
+			return 1;
+		}
+		if (ret > 0) {
+			f->seq++;
+			f->bytes += ret;
+			f->msgs++;
+			f->msg_left = 0;
+		}
+		return ret;
+	}
+	if (run->p.tx_mode == KTGEN_TX_MODE_STACK)
+		ret = ktg_send_stack(f, f->msg_left);
+	else
+		ret = ktg_send_pages(f, f->msg_left);
+	if (ret > 0) {
+		f->off += ret;
+		f->bytes += ret;
+		f->msg_left -= ret;
+		if (!f->msg_left)
+			f->msgs++;
+	}
+	return ret;
+}
+
+/* Work for the flow's worker: >0 when it made progress, 0 when it waits. */
+int ktg_flow_step(struct ktg_flow *f)
+{
+	int i, ret, progress = 0;
+
+	switch (f->state) {
+	case KTG_FLOW_CONNECT:
+		return ktg_flow_connect(f);
+	case KTG_FLOW_DRAIN:
+		return ktg_flow_drain(f);
+	case KTG_FLOW_DONE:
+		return 0;
+	case KTG_FLOW_SEND:
+		break;
+	}
+	for (i = 0; i < 16 && f->state == KTG_FLOW_SEND; i++) {
+		if (READ_ONCE(f->run->stop) ||
+		    ktime_after(ktime_get(), f->run->deadline)) {
+			/* A stop or the time limit ends the send call too. */
+			f->msg_left = 0;
+			ktg_flow_drain_start(f);
+			return 1;
+		}
+		ret = ktg_flow_send_one(f);
+		if (ret == -EAGAIN || ret == -ENOBUFS)
+			return progress;	/* write space or pages will come */
+		if (ret < 0) {
+			ktg_flow_fail(f, ret);
+			return 1;
+		}
+		progress += ret > 0;
+	}
+	return progress;
+}

@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Runs: a test of one kind (tcp_stream, udp_stream) over a number of flows,
+ * served by per-CPU workers, ending at a time, byte or message limit or on
+ * request, with results that stay readable until the run is deleted.
+ */
+#include <linux/kthread.h>
+#include <linux/slab.h>
+
+#include "compat.h"
+#include "run.h"
+
+#define KTG_DEFAULT_TIME_MS	10000
+#define KTG_DEFAULT_BUFFER	SZ_64K
+#define KTG_RX_SETTLE		(2 * HZ)
+
+static atomic64_t ktg_cookie_seq = ATOMIC64_INIT(0);
+
+/* Reserve the next send call against the run's limits; @len may come back
+ * shorter than the message size for the last bytes of a byte limit.
+ */
+bool ktg_run_reserve(struct ktg_run *run, u32 *len)
+{
+	u64 old;
+
+	*len = run->p.size;
+	if (READ_ONCE(run->stop) || ktime_after(ktime_get(), run->deadline))
+		return false;
+	if (run->p.msgs && atomic64_inc_return(&run->msgs_started) > run->p.msgs)
+		return false;
+	if (run->p.bytes) {
+		old = atomic64_fetch_add(*len, &run->bytes_started);
+		if (old >= run->p.bytes)
+			return false;
+		*len = min_t(u64, *len, run->p.bytes - old);
+	}
+	return true;
+}
+
+void ktg_run_flow_failed(struct ktg_run *run, struct ktg_flow *f, int err)
+{
+	u32 i;
+
+	/* The first failure names the run's error; the others stop too. */
+	if (!cmpxchg(&run->error, 0, err))
+		WRITE_ONCE(run->error_flow, f->id);
+	WRITE_ONCE(run->stop, true);
+	for (i = 0; i < run->nworkers; i++)
+		ktg_worker_kick(&run->workers[i]);
+}
+
+static int ktg_run_worker(void *arg)
+{
+	struct ktg_worker *w = arg;
+	struct ktg_run *run = w->owner;
+	struct ktg_flow *f;
+	bool busy, active, blocked;
+
+	do {
+		busy = false;
+		active = false;
+		blocked = false;
+		list_for_each_entry(f, &w->items, node) {
+			if (f->state == KTG_FLOW_DONE)
+				continue;
+			busy |= ktg_flow_step(f) > 0;
+			active |= f->state != KTG_FLOW_DONE;
+			blocked |= f->stage_blocked;
+			cond_resched();
+		}
+		/* Woken by write space, data or a state change; a short
+		 * timeout bounds how late a time limit is noticed, and
+		 * staging pages come back without any wake-up.
+		 */
+		if (active && !busy)
+			ktg_worker_sleep(w, blocked ? 1 : max(HZ / 100, 1));
+	} while (active && !kthread_should_stop());
+
+	if (atomic_dec_and_test(&run->workers_left))
+		queue_work(ktg_wq, &run->done_work);
+	ktg_worker_park();
+	return 0;
+}
+
+static u32 ktg_run_final_state(struct ktg_run *run)
+{
+	if (run->error)
+		return KTGEN_RUN_STATE_FAILED;
+	if (run->stop_requested)
+		return KTGEN_RUN_STATE_STOPPED;
+	return KTGEN_RUN_STATE_DONE;
+}
+
+/* Same host: let the sinks finish counting what is already in flight. */
+static void ktg_run_rx_settle(struct ktg_run *run)
+{
+	unsigned long deadline = jiffies + KTG_RX_SETTLE;
+
+	while (atomic64_read(&run->rx->conns) &&
+	       atomic_read(&run->rx->closed) < atomic64_read(&run->rx->conns) &&
+	       time_before(jiffies, deadline))
+		schedule_timeout_uninterruptible(max(HZ / 100, 1));
+}
+
+static void ktg_run_done_work(struct work_struct *work)
+{
+	struct ktg_run *run = container_of(work, struct ktg_run, done_work);
+	struct ktg_net *kn = run->kn;
+	u32 i;
+
+	for (i = 0; i < run->nworkers; i++)
+		ktg_worker_stop(&run->workers[i]);
+	for (i = 0; i < run->p.flows; i++)
+		ktg_flow_close(&run->flows[i]);
+	ktg_pages_free(&run->src);
+	ktg_run_rx_settle(run);
+	if (!run->end)
+		run->end = ktime_get();
+
+	mutex_lock(&kn->lock);
+	run->state = ktg_run_final_state(run);
+	run->finished = true;
+	ktg_nl_notify_run_done(run);
+	mutex_unlock(&kn->lock);
+	complete_all(&run->done);
+}
+
+static void ktg_run_free(struct ktg_run *run)
+{
+	if (run->rx) {
+		ktg_rx_stats_unpublish(run->cookie);
+		ktg_rx_stats_put(run->rx);
+	}
+	kfree(run->flows);
+	kfree(run->workers);
+	free_cpumask_var(run->p.cpus);
+	kfree(run);
+}
+
+static int ktg_run_start_workers(struct ktg_run *run)
+{
+	u32 i, n = min_t(u32, cpumask_weight(run->p.cpus), run->p.flows);
+	int cpu, err;
+
+	run->workers = kcalloc(n, sizeof(*run->workers), GFP_KERNEL);
+	if (!run->workers)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		run->workers[i].owner = run;
+		INIT_LIST_HEAD(&run->workers[i].items);
+	}
+	for (i = 0; i < run->p.flows; i++) {
+		struct ktg_flow *f = &run->flows[i];
+		struct ktg_worker *w = &run->workers[i % n];
+
+		list_add_tail(&f->node, &w->items);
+		if (f->sock)
+			ktg_sock_watch(&f->watch, f->sock, w);
+	}
+	atomic_set(&run->workers_left, n);
+	run->start = ktime_get();
+	run->deadline = run->p.time_ms ?
+		ktime_add_ms(run->start, run->p.time_ms) : KTIME_MAX;
+	cpu = cpumask_first(run->p.cpus);
+	for (i = 0; i < n; i++) {
+		err = ktg_worker_start(&run->workers[i], cpu, ktg_run_worker,
+				       "run", run->id);
+		if (err) {
+			/* The ones started finish at once and complete the
+			 * run; the rest never count.
+			 */
+			ktg_run_flow_failed(run, &run->flows[i], err);
+			if (atomic_sub_and_test(n - i, &run->workers_left))
+				queue_work(ktg_wq, &run->done_work);
+			return 0;
+		}
+		run->nworkers++;
+		cpu = cpumask_next(cpu, run->p.cpus);
+	}
+	return 0;
+}
+
+int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
+		   struct ktg_run **runp, struct netlink_ext_ack *extack)
+{
+	struct ktg_run *run;
+	u32 i, npages;
+	int err;
+
+	run = kzalloc(sizeof(*run), GFP_KERNEL);
+	if (!run)
+		return -ENOMEM;
+	run->kn = kn;
+	run->p = *p;				/* takes over the cpumask */
+	run->portid = portid;
+	run->state = KTGEN_RUN_STATE_RUNNING;
+	spin_lock_init(&run->end_lock);
+	INIT_WORK(&run->done_work, ktg_run_done_work);
+	init_completion(&run->done);
+	if (!p->time_ms && !p->bytes && !p->msgs)
+		run->p.time_ms = KTG_DEFAULT_TIME_MS;
+	if (!p->buffer)
+		run->p.buffer = KTG_DEFAULT_BUFFER;
+
+	run->cookie = atomic64_inc_return(&ktg_cookie_seq);
+	run->rx = ktg_rx_stats_new(run->cookie);
+	run->flows = kcalloc(p->flows, sizeof(*run->flows), GFP_KERNEL);
+	if (!run->rx || !run->flows) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	npages = DIV_ROUND_UP(run->p.buffer, PAGE_SIZE);
+	err = ktg_pages_alloc(&run->src, npages, true);
+	if (err) {
+		if (err == -ENOSPC)
+			NL_SET_ERR_MSG(extack,
+				       "the buffer exceeds the module's budget (ktgen config)");
+		else
+			NL_SET_ERR_MSG(extack, "no memory for the buffer");
+		goto err_free;
+	}
+	run->pattern_pages = npages << (PAGE_SHIFT - KTG_PATTERN_SHIFT);
+
+	for (i = 0; i < p->flows; i++) {
+		run->flows[i].run = run;
+		run->flows[i].id = i;
+		err = ktg_flow_open(&run->flows[i], extack);
+		if (err)
+			goto err_close;
+	}
+
+	run->id = ++kn->next_run_id;
+	err = ktg_run_start_workers(run);
+	if (err)
+		goto err_close;
+	list_add_tail(&run->node, &kn->runs);
+	*runp = run;
+	return 0;
+
+err_close:
+	for (i = 0; i < p->flows; i++)
+		ktg_flow_close(&run->flows[i]);
+	ktg_pages_free(&run->src);
+err_free:
+	ktg_run_free(run);
+	return err;
+}
+
+struct ktg_run *ktg_run_find(struct ktg_net *kn, u32 id)
+{
+	struct ktg_run *run;
+
+	list_for_each_entry(run, &kn->runs, node)
+		if (run->id == id)
+			return run;
+	return NULL;
+}
+
+/* A user's stop: flows drain and the run completes as stopped. */
+void ktg_run_stop(struct ktg_run *run)
+{
+	u32 i;
+
+	run->stop_requested = true;
+	WRITE_ONCE(run->stop, true);
+	for (i = 0; i < run->nworkers; i++)
+		ktg_worker_kick(&run->workers[i]);
+}
+
+int ktg_run_del(struct ktg_run *run, struct netlink_ext_ack *extack)
+{
+	if (!run->finished) {
+		NL_SET_ERR_MSG(extack, "the run is still running: stop it first");
+		return -EBUSY;
+	}
+	list_del(&run->node);
+	ktg_run_free(run);
+	return 0;
+}
+
+/* The socket that started these runs is gone: stop what is not detached. */
+void ktg_runs_owner_gone(struct ktg_net *kn, u32 portid)
+{
+	struct ktg_run *run;
+
+	mutex_lock(&kn->lock);
+	list_for_each_entry(run, &kn->runs, node)
+		if (run->portid == portid && !run->p.detach && !run->finished)
+			ktg_run_stop(run);
+	mutex_unlock(&kn->lock);
+}
+
+/* Namespace or module going away: stop everything, wait, free. */
+void ktg_runs_destroy_all(struct ktg_net *kn)
+{
+	struct ktg_run *run, *tmp;
+
+	mutex_lock(&kn->lock);
+	list_for_each_entry(run, &kn->runs, node)
+		ktg_run_stop(run);
+	mutex_unlock(&kn->lock);
+	/* Completion takes kn->lock to publish the final state. */
+	list_for_each_entry(run, &kn->runs, node)
+		wait_for_completion(&run->done);
+	list_for_each_entry_safe(run, tmp, &kn->runs, node) {
+		list_del(&run->node);
+		ktg_run_free(run);
+	}
+}
+
+static u32 ktg_run_splice(struct ktg_run *run)
+{
+	if (run->p.tx_mode == KTGEN_TX_MODE_STACK)
+		return KTGEN_SPLICE_NONE;
+	if (atomic_read(&run->splice_held))
+		return KTGEN_SPLICE_SPLICED;
+	if (atomic_read(&run->splice_copied))
+		return KTGEN_SPLICE_COPIED;
+	return KTGEN_SPLICE_NONE;
+}
+
+static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
+{
+	u64 bytes = 0, msgs = 0, acked = 0;
+	struct nlattr *nest;
+	u32 i;
+
+	for (i = 0; i < run->p.flows; i++) {
+		bytes += READ_ONCE(run->flows[i].bytes);
+		msgs += READ_ONCE(run->flows[i].msgs);
+		acked += READ_ONCE(run->flows[i].acked);
+	}
+	nest = nla_nest_start(msg, KTGEN_A_RUN_TX);
+	if (!nest ||
+	    nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_BYTES, bytes, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_MSGS, msgs, 0) ||
+	    (run->p.test == KTGEN_TEST_TCP_STREAM && run->finished &&
+	     nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_ACKED, acked, 0)) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_SEND_ERRORS,
+			      atomic64_read(&run->send_errors), 0))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* Everything about a run: do, dump and the run-done notification. */
+int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
+{
+	struct ktg_run_params *p = &run->p;
+	ktime_t end = run->finished ? run->end : ktime_get();
+
+	if (nla_put_u32(msg, KTGEN_A_RUN_ID, run->id) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_TEST, p->test) ||
+	    ktg_addr_put(msg, KTGEN_A_RUN_REMOTE_ADDR, &p->remote) ||
+	    nla_put_be16(msg, KTGEN_A_RUN_REMOTE_PORT, ktg_addr_port(&p->remote)) ||
+	    (p->has_local && ktg_addr_put(msg, KTGEN_A_RUN_LOCAL_ADDR, &p->local)) ||
+	    (p->ifindex && nla_put_u32(msg, KTGEN_A_RUN_IFINDEX, p->ifindex)) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_SIZE, p->size) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_FLOWS, p->flows) ||
+	    ktg_cpus_put(msg, KTGEN_A_RUN_CPUS, p->cpus) ||
+	    (p->time_ms && nla_put_u32(msg, KTGEN_A_RUN_TIME_MS, p->time_ms)) ||
+	    (p->bytes && nla_put_u64_64bit(msg, KTGEN_A_RUN_BYTES, p->bytes, 0)) ||
+	    (p->msgs && nla_put_u64_64bit(msg, KTGEN_A_RUN_MSGS, p->msgs, 0)) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_TX_MODE, p->tx_mode) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RUN_BUFFER, p->buffer, 0) ||
+	    (p->sndbuf && nla_put_u32(msg, KTGEN_A_RUN_SNDBUF, p->sndbuf)) ||
+	    (p->nodelay && nla_put_flag(msg, KTGEN_A_RUN_NODELAY)) ||
+	    (p->detach && nla_put_flag(msg, KTGEN_A_RUN_DETACH)) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_STATE, run->state) ||
+	    (run->error && (nla_put_u32(msg, KTGEN_A_RUN_ERROR, -run->error) ||
+			    nla_put_u32(msg, KTGEN_A_RUN_ERROR_FLOW, run->error_flow))) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RUN_DURATION_NS,
+			      ktime_to_ns(ktime_sub(end, run->start)), 0) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_SPLICE, ktg_run_splice(run)) ||
+	    ktg_run_fill_tx(msg, run) ||
+	    (atomic64_read(&run->rx->conns) &&
+	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx)))
+		return -EMSGSIZE;
+	return 0;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Runs and their flows: shared by run.c (life cycle, results) and flow.c
+ * (connection and send paths).
+ */
+#ifndef _KTG_RUN_H
+#define _KTG_RUN_H
+
+#include "ktgen.h"
+#include "proto.h"
+
+enum ktg_flow_state {
+	KTG_FLOW_CONNECT,	/* connect in progress */
+	KTG_FLOW_SEND,		/* hello, then payload */
+	KTG_FLOW_DRAIN,		/* all sent: waiting for acks and the peer's close */
+	KTG_FLOW_DONE,
+};
+
+struct ktg_flow {
+	struct list_head	node;		/* in its worker's list */
+	struct ktg_run		*run;
+	u32			id;
+	struct socket		*sock;
+	struct ktg_sock_watch	watch;
+	enum ktg_flow_state	state;
+	unsigned long		deadline;	/* connect or drain, jiffies */
+	int			error;
+
+	struct ktg_hello	hello;
+	u32			hello_sent;
+	u64			off;		/* payload bytes sent */
+	u32			msg_left;	/* bytes left of the current send call */
+	u32			seq0;		/* TCP snd_una once connected */
+	u64			seq;		/* UDP datagrams sent */
+	u32			closes;		/* UDP closing datagrams sent */
+
+	/* cached/nocache: pages the module copies into, then splices */
+	struct ktg_pages	stage;
+	u32			stage_next;
+	struct page		*cur_page;	/* copied, not yet all sent */
+	u32			cur_off;
+	u32			cur_len;
+
+	bool			stage_blocked;	/* every staging page in flight */
+
+	u64			bytes;
+	u64			msgs;
+	u64			acked;
+};
+
+struct ktg_run {
+	struct list_head	node;		/* in ktg_net.runs */
+	struct ktg_net		*kn;
+	u32			id;
+	u64			cookie;
+	u32			portid;		/* owner, unless detached */
+	struct ktg_run_params	p;
+	u32			state;		/* enum ktgen_run_state, kn->lock */
+	bool			stop;
+	bool			stop_requested;	/* by a user, not by a failure */
+	bool			finished;	/* the workers are gone */
+
+	int			error;
+	u32			error_flow;
+	ktime_t			start;
+	spinlock_t		end_lock;	/* end, set by any flow */
+	ktime_t			end;		/* the last payload byte was sent */
+	ktime_t			deadline;
+
+	atomic64_t		msgs_started;	/* limits, reserved per send call */
+	atomic64_t		bytes_started;
+	atomic64_t		send_errors;
+	atomic_t		splice_held;
+	atomic_t		splice_copied;
+	atomic_t		workers_left;
+
+	struct ktg_rx_stats	*rx;
+	struct ktg_pages	src;
+	u32			pattern_pages;
+	struct ktg_flow		*flows;
+	struct ktg_worker	*workers;
+	u32			nworkers;
+	struct work_struct	done_work;
+	struct completion	done;
+};
+
+int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack);
+int ktg_flow_step(struct ktg_flow *f);
+void ktg_flow_close(struct ktg_flow *f);
+bool ktg_run_reserve(struct ktg_run *run, u32 *len);
+void ktg_run_flow_failed(struct ktg_run *run, struct ktg_flow *f, int err);
+
+#endif /* _KTG_RUN_H */

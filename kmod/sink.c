@@ -1,0 +1,723 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sinks: receive what ktgen (or anything else) sends, with the receive path
+ * under test. One read loop serves copy, nocache, touch, discard and verify
+ * (tcp_read_sock's actor for TCP, an skb walk for UDP); recvmsg is the
+ * socket API's own copy, kept apart so read-path differences never mix
+ * into copy comparisons.
+ */
+#include <linux/kthread.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+#include <net/udp.h>
+
+#include "compat.h"
+#include "ktgen.h"
+#include "proto.h"
+#include "sink.h"
+
+#define KTG_RX_BUF	SZ_64K		/* copy target of copy/nocache/recvmsg */
+#define KTG_RX_ROUND	SZ_1M		/* bytes per connection per round */
+#define KTG_UDP_FLOWS	4096		/* senders a UDP sink tracks */
+
+/* A TCP connection, served by one worker of its sink. */
+struct ktg_conn {
+	struct list_head	node;
+	struct ktg_sink		*sink;
+	struct socket		*sock;
+	struct ktg_sock_watch	watch;
+	struct ktg_rx_stats	*rx;		/* the sending run's, same host */
+	struct ktg_hello	hello;
+	u32			hello_len;
+	u32			pattern_pages;	/* 0: not a ktgen sender */
+	u64			off;		/* payload bytes received */
+};
+
+/* A UDP sender, by its cookie and flow id. */
+struct ktg_uflow {
+	struct list_head	node;
+	u64			cookie;
+	u32			flow;
+	struct ktg_rx_stats	*rx;
+	u64			received;
+	u64			next_seq;	/* highest seen + 1 */
+	u64			window;		/* bit i: seq next_seq - 1 - i seen */
+	bool			closed;
+};
+
+/* --- receive statistics, shared with same-host runs by cookie --- */
+
+static DEFINE_XARRAY(ktg_cookies);
+
+void ktg_rx_stats_init(struct ktg_rx_stats *rx)
+{
+	memset(rx, 0, sizeof(*rx));
+	refcount_set(&rx->ref, 1);
+	atomic64_set(&rx->verify_first, U64_MAX);
+}
+
+struct ktg_rx_stats *ktg_rx_stats_new(u64 cookie)
+{
+	struct ktg_rx_stats *rx;
+
+	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
+	if (!rx)
+		return NULL;
+	ktg_rx_stats_init(rx);
+	if (xa_err(xa_store(&ktg_cookies, cookie, rx, GFP_KERNEL))) {
+		kfree(rx);
+		return NULL;
+	}
+	return rx;
+}
+
+/* The run's stats for @cookie with a reference, or NULL. */
+struct ktg_rx_stats *ktg_rx_stats_find(u64 cookie)
+{
+	struct ktg_rx_stats *rx;
+
+	rcu_read_lock();
+	rx = xa_load(&ktg_cookies, cookie);
+	if (rx && !refcount_inc_not_zero(&rx->ref))
+		rx = NULL;
+	rcu_read_unlock();
+	return rx;
+}
+
+void ktg_rx_stats_unpublish(u64 cookie)
+{
+	xa_erase(&ktg_cookies, cookie);
+	synchronize_rcu();
+}
+
+void ktg_rx_stats_put(struct ktg_rx_stats *rx)
+{
+	if (rx && refcount_dec_and_test(&rx->ref))
+		kfree(rx);
+}
+
+void ktg_rx_verify_error(struct ktg_rx_stats *rx, u64 bad, u64 first)
+{
+	u64 old = atomic64_read(&rx->verify_first);
+
+	atomic64_add(bad, &rx->verify_errors);
+	while (first < old) {
+		u64 seen = atomic64_cmpxchg(&rx->verify_first, old, first);
+
+		if (seen == old)
+			break;
+		old = seen;
+	}
+}
+
+/* Count on the sink and, when known, on the sending run. */
+static void ktg_rx_add(struct ktg_sink *sink, struct ktg_rx_stats *rx, size_t field,
+		       u64 v)
+{
+	atomic64_add(v, (atomic64_t *)((u8 *)&sink->stats + field));
+	if (rx)
+		atomic64_add(v, (atomic64_t *)((u8 *)rx + field));
+}
+
+#define KTG_RX_ADD(sink, rx, field, v) \
+	ktg_rx_add(sink, rx, offsetof(struct ktg_rx_stats, field), v)
+
+/* --- the payload, whatever read it came from --- */
+
+/*
+ * Process @len payload bytes at stream offset @off that sit in @data (NULL
+ * when the mode reads the skb itself through @seq).
+ */
+static void ktg_rx_payload(struct ktg_sink *sink, struct ktg_rx_stats *rx,
+			   u32 pages, u64 off, const u8 *data, size_t len,
+			   struct ktg_worker *w)
+{
+	u64 bad, first = 0;
+	size_t i;
+	u8 sum = 0;
+
+	switch (sink->p.rx_mode) {
+	case KTGEN_RX_MODE_TOUCH:
+		for (i = 0; i < len; i++)
+			sum += READ_ONCE(data[i]);
+		/* keep the loads */
+		WRITE_ONCE(*(u8 *)w->buf, sum);
+		break;
+	case KTGEN_RX_MODE_COPY:
+		memcpy(w->buf, data, min_t(size_t, len, KTG_RX_BUF));
+		break;
+	case KTGEN_RX_MODE_NOCACHE:
+		ktg_copy_nocache(w->buf, data, min_t(size_t, len, KTG_RX_BUF));
+		break;
+	case KTGEN_RX_MODE_VERIFY:
+		if (!pages)
+			break;
+		bad = ktg_pattern_check(data, off, len, pages, &first);
+		if (bad) {
+			ktg_rx_verify_error(&sink->stats, bad, first);
+			if (rx)
+				ktg_rx_verify_error(rx, bad, first);
+		}
+		break;
+	}
+}
+
+/* --- TCP --- */
+
+static void ktg_conn_hello(struct ktg_conn *c)
+{
+	const struct ktg_hello *h = &c->hello;
+
+	if (h->magic != htonl(KTG_MAGIC_HELLO) ||
+	    ntohs(h->version) != KTG_WIRE_VERSION || !h->pattern_pages) {
+		KTG_RX_ADD(c->sink, c->rx, bad_headers, 1);
+		return;
+	}
+	c->pattern_pages = ntohl(h->pattern_pages);
+	c->rx = ktg_rx_stats_find(be64_to_cpu(h->cookie));
+	if (c->rx)
+		atomic64_inc(&c->rx->conns);
+}
+
+/* Bytes @data[0..len) of the stream: the hello first, then payload. */
+static void ktg_conn_data(struct ktg_conn *c, const u8 *data, size_t len,
+			  struct ktg_worker *w)
+{
+	if (c->hello_len < sizeof(c->hello)) {
+		size_t n = min_t(size_t, len, sizeof(c->hello) - c->hello_len);
+
+		memcpy((u8 *)&c->hello + c->hello_len, data, n);
+		c->hello_len += n;
+		data += n;
+		len -= n;
+		if (c->hello_len == sizeof(c->hello))
+			ktg_conn_hello(c);
+	}
+	if (!len)
+		return;
+	ktg_rx_payload(c->sink, c->rx, c->pattern_pages, c->off, data, len, w);
+	c->off += len;
+	KTG_RX_ADD(c->sink, c->rx, bytes, len);
+}
+
+struct ktg_read_ctx {
+	struct ktg_conn		*conn;
+	struct ktg_worker	*worker;
+};
+
+/* tcp_read_sock() actor: softirqs off, socket locked, must not sleep. */
+static int ktg_tcp_actor(read_descriptor_t *desc, struct sk_buff *skb,
+			 unsigned int offset, size_t len)
+{
+	struct ktg_read_ctx *ctx = desc->arg.data;
+	struct ktg_conn *c = ctx->conn;
+	struct skb_seq_state st;
+	unsigned int consumed = 0;
+	const u8 *data;
+	unsigned int n;
+
+	len = min_t(size_t, len, desc->count);
+	if (c->sink->p.rx_mode == KTGEN_RX_MODE_DISCARD &&
+	    c->hello_len == sizeof(c->hello)) {
+		c->off += len;
+		KTG_RX_ADD(c->sink, c->rx, bytes, len);
+		consumed = len;
+		goto out;
+	}
+	skb_prepare_seq_read(skb, offset, offset + len, &st);
+	while ((n = skb_seq_read(consumed, &data, &st)) != 0) {
+		ktg_conn_data(c, data, n, ctx->worker);
+		consumed += n;
+	}
+	skb_abort_seq_read(&st);
+out:
+	desc->count -= consumed;
+	return consumed;
+}
+
+/* Read what is queued; 0 when nothing was, <0 when the connection is over. */
+static int ktg_conn_read(struct ktg_conn *c, struct ktg_worker *w)
+{
+	struct ktg_read_ctx ctx = { .conn = c, .worker = w };
+	read_descriptor_t desc = { .arg.data = &ctx, .count = KTG_RX_ROUND };
+	struct sock *sk = c->sock->sk;
+	int n;
+
+	if (c->sink->p.rx_mode == KTGEN_RX_MODE_RECVMSG) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		struct kvec iov = { .iov_base = w->buf, .iov_len = KTG_RX_BUF };
+
+		n = kernel_recvmsg(c->sock, &msg, &iov, 1, KTG_RX_BUF, MSG_DONTWAIT);
+		if (n > 0) {
+			KTG_RX_ADD(c->sink, c->rx, msgs, 1);
+			ktg_conn_data(c, w->buf, n, w);
+			return n;
+		}
+		return n == -EAGAIN ? 0 : (n ? n : -ESHUTDOWN);
+	}
+
+	lock_sock(sk);
+	n = tcp_read_sock(sk, &desc, ktg_tcp_actor);
+	if (n > 0)
+		KTG_RX_ADD(c->sink, c->rx, msgs, 1);
+	else if (!n && (sk->sk_err || (sk->sk_shutdown & RCV_SHUTDOWN) ||
+			sk->sk_state == TCP_CLOSE))
+		n = sk->sk_err ? -sk->sk_err : -ESHUTDOWN;
+	release_sock(sk);
+	return n;
+}
+
+static void ktg_conn_close(struct ktg_conn *c)
+{
+	ktg_sock_unwatch(&c->watch);
+	kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	sock_release(c->sock);
+	if (c->rx) {
+		atomic_inc(&c->rx->closed);
+		ktg_rx_stats_put(c->rx);
+	}
+	kfree(c);
+}
+
+/* Accept what is pending on the listening socket: worker 0 does this. */
+static void ktg_sink_accept(struct ktg_sink *sink)
+{
+	struct socket *newsock;
+	struct ktg_worker *w;
+	struct ktg_conn *c;
+
+	while (!kernel_accept(sink->sock, &newsock, O_NONBLOCK)) {
+		c = kzalloc(sizeof(*c), GFP_KERNEL);
+		if (!c) {
+			sock_release(newsock);
+			continue;
+		}
+		c->sink = sink;
+		c->sock = newsock;
+		if (sink->p.rcvbuf)
+			sock_set_rcvbuf(newsock->sk, sink->p.rcvbuf);
+		w = &sink->workers[sink->next_worker++ % sink->nworkers];
+		atomic64_inc(&sink->stats.conns);
+		ktg_sock_watch(&c->watch, newsock, w);
+		spin_lock_bh(&w->lock);
+		list_add_tail(&c->node, &w->items);
+		spin_unlock_bh(&w->lock);
+		ktg_worker_kick(w);
+	}
+}
+
+static int ktg_sink_tcp_worker(void *arg)
+{
+	struct ktg_worker *w = arg;
+	struct ktg_sink *sink = w->owner;
+	struct ktg_conn *c, *tmp;
+	LIST_HEAD(conns);	/* this worker's own: no lock */
+	bool busy;
+
+	while (!kthread_should_stop()) {
+		busy = false;
+		if (w == &sink->workers[0])
+			ktg_sink_accept(sink);
+		spin_lock_bh(&w->lock);
+		list_splice_tail_init(&w->items, &conns);
+		spin_unlock_bh(&w->lock);
+		list_for_each_entry_safe(c, tmp, &conns, node) {
+			int n = ktg_conn_read(c, w);
+
+			if (n > 0) {
+				busy = true;
+			} else if (n < 0) {
+				list_del(&c->node);
+				ktg_conn_close(c);
+			}
+			cond_resched();
+		}
+		if (!busy)
+			ktg_worker_sleep(w, HZ / 10);
+	}
+	spin_lock_bh(&w->lock);
+	list_splice_tail_init(&w->items, &conns);
+	spin_unlock_bh(&w->lock);
+	list_for_each_entry_safe(c, tmp, &conns, node) {
+		list_del(&c->node);
+		ktg_conn_close(c);
+	}
+	return 0;
+}
+
+/* --- UDP --- */
+
+static struct ktg_uflow *ktg_uflow_get(struct ktg_sink *sink, u64 cookie, u32 flow)
+{
+	struct ktg_uflow *f;
+
+	list_for_each_entry(f, &sink->uflows, node)
+		if (f->cookie == cookie && f->flow == flow)
+			return f;
+	if (sink->nuflows >= KTG_UDP_FLOWS)
+		return NULL;
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return NULL;
+	f->cookie = cookie;
+	f->flow = flow;
+	f->rx = ktg_rx_stats_find(cookie);
+	if (f->rx)
+		atomic64_inc(&f->rx->conns);
+	atomic64_inc(&sink->stats.conns);
+	list_add(&f->node, &sink->uflows);
+	sink->nuflows++;
+	return f;
+}
+
+/* Sequence bookkeeping: in order, late (reordered) or duplicate. */
+static void ktg_uflow_seq(struct ktg_sink *sink, struct ktg_uflow *f, u64 seq)
+{
+	u64 behind;
+
+	if (seq >= f->next_seq) {
+		u64 shift = seq - f->next_seq + 1;
+
+		f->window = shift >= 64 ? 0 : f->window << shift;
+		f->window |= 1;
+		f->next_seq = seq + 1;
+		f->received++;
+		return;
+	}
+	behind = f->next_seq - 1 - seq;
+	if (behind < 64 && (f->window & BIT_ULL(behind))) {
+		KTG_RX_ADD(sink, f->rx, dup, 1);
+		return;
+	}
+	if (behind < 64)
+		f->window |= BIT_ULL(behind);
+	f->received++;
+	KTG_RX_ADD(sink, f->rx, late, 1);
+}
+
+/* The sender's closing count: what never came is lost, exactly. */
+static void ktg_uflow_close(struct ktg_sink *sink, struct ktg_uflow *f, u64 sent)
+{
+	if (f->closed)
+		return;
+	f->closed = true;
+	if (sent > f->received)
+		KTG_RX_ADD(sink, f->rx, lost, sent - f->received);
+	if (f->rx)
+		atomic_inc(&f->rx->closed);
+}
+
+/* Payload bytes [start, len) of a datagram in @skb, or in @buf when the
+ * socket API already copied it out (recvmsg).
+ */
+static void ktg_dgram_payload(struct ktg_sink *sink, struct ktg_rx_stats *rx,
+			      u32 pages, u64 off, struct sk_buff *skb,
+			      const u8 *buf, u32 start, u32 len,
+			      struct ktg_worker *w)
+{
+	struct skb_seq_state st;
+	unsigned int n, done = 0;
+	const u8 *data;
+
+	if (!skb) {
+		ktg_rx_payload(sink, rx, pages, off, buf + start, len - start, w);
+		return;
+	}
+	if (sink->p.rx_mode == KTGEN_RX_MODE_DISCARD || start >= len)
+		return;
+	skb_prepare_seq_read(skb, start, len, &st);
+	while ((n = skb_seq_read(done, &data, &st)) != 0) {
+		ktg_rx_payload(sink, rx, pages, off + done, data, n, w);
+		done += n;
+	}
+	skb_abort_seq_read(&st);
+}
+
+static void ktg_sink_dgram(struct ktg_sink *sink, struct sk_buff *skb,
+			   const u8 *buf, u32 len, struct ktg_worker *w)
+{
+	struct ktg_uflow *f = NULL;
+	struct ktg_dgram h;
+	u32 plen;
+	u64 seq;
+
+	if (len < sizeof(h) ||
+	    (skb ? skb_copy_bits(skb, 0, &h, sizeof(h)) : (memcpy(&h, buf, sizeof(h)), 0)) ||
+	    (h.magic != htonl(KTG_MAGIC_DATA) && h.magic != htonl(KTG_MAGIC_CLOSE)) ||
+	    !h.pattern_pages) {
+		/* Not from ktgen: counted, and read per the mode. */
+		atomic64_inc(&sink->stats.msgs);
+		atomic64_add(len, &sink->stats.bytes);
+		if (len >= sizeof(h))
+			atomic64_inc(&sink->stats.bad_headers);
+		ktg_dgram_payload(sink, NULL, 0, 0, skb, buf, 0, len, w);
+		return;
+	}
+	f = ktg_uflow_get(sink, be64_to_cpu(h.cookie), ntohl(h.flow));
+	if (!f) {
+		atomic64_inc(&sink->stats.bad_headers);
+		return;
+	}
+	seq = be64_to_cpu(h.seq);
+	if (h.magic == htonl(KTG_MAGIC_CLOSE)) {
+		ktg_uflow_close(sink, f, seq);
+		return;
+	}
+	KTG_RX_ADD(sink, f->rx, msgs, 1);
+	KTG_RX_ADD(sink, f->rx, bytes, len);
+	ktg_uflow_seq(sink, f, seq);
+	/* The payload of datagram @seq starts at stream offset seq * plen. */
+	plen = len - sizeof(h);
+	ktg_dgram_payload(sink, f->rx, ntohl(h.pattern_pages), seq * plen,
+			  skb, buf, sizeof(h), len, w);
+}
+
+/* One datagram; 0 when none was queued. */
+static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
+{
+	struct sock *sk = sink->sock->sk;
+	struct sk_buff *skb;
+	int err, len;
+
+	if (sink->p.rx_mode == KTGEN_RX_MODE_RECVMSG) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		struct kvec iov = { .iov_base = w->buf, .iov_len = KTG_RX_BUF };
+
+		len = kernel_recvmsg(sink->sock, &msg, &iov, 1, KTG_RX_BUF, MSG_DONTWAIT);
+		if (len < 0)
+			return 0;
+		ktg_sink_dgram(sink, NULL, w->buf, len, w);
+		return 1;
+	}
+	skb = ktg_skb_recv_udp(sk, MSG_DONTWAIT, &err);
+	if (!skb)
+		return 0;
+	ktg_sink_dgram(sink, skb, NULL, skb->len, w);
+	skb_consume_udp(sk, skb, 0);
+	return 1;
+}
+
+static int ktg_sink_udp_worker(void *arg)
+{
+	struct ktg_worker *w = arg;
+	struct ktg_sink *sink = w->owner;
+	int i;
+
+	while (!kthread_should_stop()) {
+		for (i = 0; i < 64; i++)
+			if (!ktg_sink_udp_read(sink, w))
+				break;
+		if (i < 64)
+			ktg_worker_sleep(w, HZ / 10);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* --- life cycle --- */
+
+static int ktg_sink_socket(struct ktg_net *kn, struct ktg_sink *sink,
+			   struct netlink_ext_ack *extack)
+{
+	struct ktg_sink_params *p = &sink->p;
+	int family = p->addr.ss_family;
+	bool tcp = p->proto == KTGEN_PROTO_TCP;
+	int err;
+
+	err = sock_create_kern(kn->net, family, tcp ? SOCK_STREAM : SOCK_DGRAM,
+			       tcp ? IPPROTO_TCP : IPPROTO_UDP, &sink->sock);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "cannot create the socket");
+		return err;
+	}
+	sock_set_reuseaddr(sink->sock->sk);
+	if (p->rcvbuf)
+		sock_set_rcvbuf(sink->sock->sk, p->rcvbuf);
+	err = kernel_bind(sink->sock, (struct sockaddr *)&p->addr,
+			  family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					       sizeof(struct sockaddr_in));
+	if (err) {
+		if (err == -EADDRINUSE)
+			NL_SET_ERR_MSG(extack, "the port is in use");
+		else
+			NL_SET_ERR_MSG(extack, "cannot bind to the address");
+		goto err_release;
+	}
+	if (tcp) {
+		err = kernel_listen(sink->sock, 1024);
+		if (err) {
+			NL_SET_ERR_MSG(extack, "cannot listen");
+			goto err_release;
+		}
+	}
+	return 0;
+
+err_release:
+	sock_release(sink->sock);
+	sink->sock = NULL;
+	return err;
+}
+
+static void ktg_sink_free(struct ktg_sink *sink)
+{
+	struct ktg_uflow *f, *tmp;
+	u32 i;
+
+	for (i = 0; i < sink->nworkers; i++)
+		ktg_worker_stop(&sink->workers[i]);
+	if (sink->sock) {
+		ktg_sock_unwatch(&sink->watch);
+		kernel_sock_shutdown(sink->sock, SHUT_RDWR);
+		sock_release(sink->sock);
+	}
+	list_for_each_entry_safe(f, tmp, &sink->uflows, node) {
+		ktg_rx_stats_put(f->rx);
+		kfree(f);
+	}
+	for (i = 0; i < sink->nworkers; i++)
+		kvfree(sink->workers[i].buf);
+	kfree(sink->workers);
+	free_cpumask_var(sink->p.cpus);
+	kfree(sink);
+}
+
+int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
+		    struct ktg_sink **sinkp, struct netlink_ext_ack *extack)
+{
+	bool tcp = p->proto == KTGEN_PROTO_TCP;
+	struct ktg_sink *sink;
+	int cpu, err;
+	u32 n;
+
+	sink = kzalloc(sizeof(*sink), GFP_KERNEL);
+	if (!sink)
+		return -ENOMEM;
+	sink->kn = kn;
+	sink->p = *p;			/* takes over the cpumask */
+	INIT_LIST_HEAD(&sink->uflows);
+	ktg_rx_stats_init(&sink->stats);
+
+	/* TCP: a worker per CPU; UDP: one socket, one worker. */
+	n = tcp ? cpumask_weight(p->cpus) : 1;
+	sink->workers = kcalloc(n, sizeof(*sink->workers), GFP_KERNEL);
+	if (!sink->workers) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	err = ktg_sink_socket(kn, sink, extack);
+	if (err)
+		goto err_free;
+
+	for_each_cpu(cpu, p->cpus) {
+		struct ktg_worker *w = &sink->workers[sink->nworkers];
+
+		if (sink->nworkers == n)
+			break;
+		w->owner = sink;
+		INIT_LIST_HEAD(&w->items);
+		w->buf = kvmalloc(KTG_RX_BUF, GFP_KERNEL);
+		if (!w->buf) {
+			err = -ENOMEM;
+			goto err_free;
+		}
+		err = ktg_worker_start(w, cpu, tcp ? ktg_sink_tcp_worker :
+				       ktg_sink_udp_worker, "sink", kn->next_sink_id + 1);
+		if (err)
+			goto err_free;
+		sink->nworkers++;
+	}
+	ktg_sock_watch(&sink->watch, sink->sock, &sink->workers[0]);
+
+	sink->id = ++kn->next_sink_id;
+	list_add_tail(&sink->node, &kn->sinks);
+	*sinkp = sink;
+	return 0;
+
+err_free:
+	/* The workers have not seen the socket: stop them first. */
+	ktg_sink_free(sink);
+	return err;
+}
+
+void ktg_sink_destroy(struct ktg_sink *sink)
+{
+	list_del(&sink->node);
+	ktg_sink_free(sink);
+}
+
+struct ktg_sink *ktg_sink_find(struct ktg_net *kn, u32 id)
+{
+	struct ktg_sink *sink;
+
+	list_for_each_entry(sink, &kn->sinks, node)
+		if (sink->id == id)
+			return sink;
+	return NULL;
+}
+
+void ktg_sinks_destroy_all(struct ktg_net *kn)
+{
+	struct ktg_sink *sink, *tmp;
+
+	list_for_each_entry_safe(sink, tmp, &kn->sinks, node)
+		ktg_sink_destroy(sink);
+}
+
+int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx)
+{
+	u64 first = atomic64_read(&rx->verify_first);
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, attr);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_BYTES, atomic64_read(&rx->bytes), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_MSGS, atomic64_read(&rx->msgs), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_CONNS, atomic64_read(&rx->conns), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_VERIFY_ERRORS,
+			      atomic64_read(&rx->verify_errors), 0) ||
+	    (first != U64_MAX &&
+	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_VERIFY_FIRST_OFFSET, first, 0)) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_LOST, atomic64_read(&rx->lost), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_LATE, atomic64_read(&rx->late), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_DUP, atomic64_read(&rx->dup), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_BAD_HEADERS,
+			      atomic64_read(&rx->bad_headers), 0)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return nla_put(msg, attr, sizeof(struct in6_addr),
+			       &((const struct sockaddr_in6 *)ss)->sin6_addr);
+	return nla_put_in_addr(msg, attr, ((const struct sockaddr_in *)ss)->sin_addr.s_addr);
+}
+
+__be16 ktg_addr_port(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port :
+		((const struct sockaddr_in *)ss)->sin_port;
+}
+
+int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink)
+{
+	if (nla_put_u32(msg, KTGEN_A_SINK_ID, sink->id) ||
+	    nla_put_u32(msg, KTGEN_A_SINK_PROTO, sink->p.proto) ||
+	    ktg_addr_put(msg, KTGEN_A_SINK_LOCAL_ADDR, &sink->p.addr) ||
+	    nla_put_be16(msg, KTGEN_A_SINK_PORT, ktg_addr_port(&sink->p.addr)) ||
+	    nla_put_u32(msg, KTGEN_A_SINK_RX_MODE, sink->p.rx_mode) ||
+	    ktg_cpus_put(msg, KTGEN_A_SINK_CPUS, sink->p.cpus) ||
+	    (sink->p.rcvbuf && nla_put_u32(msg, KTGEN_A_SINK_RCVBUF, sink->p.rcvbuf)) ||
+	    ktg_rx_stats_fill(msg, KTGEN_A_SINK_RX, &sink->stats))
+		return -EMSGSIZE;
+	return 0;
+}

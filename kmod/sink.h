@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A sink, for sink.c and the netlink handlers that list them.
+ */
+#ifndef _KTG_SINK_H
+#define _KTG_SINK_H
+
+#include "ktgen.h"
+
+struct ktg_sink {
+	struct list_head	node;		/* in ktg_net.sinks */
+	struct ktg_net		*kn;
+	u32			id;
+	struct ktg_sink_params	p;
+	struct socket		*sock;		/* listening (TCP) or bound (UDP) */
+	struct ktg_sock_watch	watch;
+	struct ktg_worker	*workers;
+	u32			nworkers;
+	u32			next_worker;
+	struct ktg_rx_stats	stats;
+	struct list_head	uflows;		/* UDP senders seen */
+	u32			nuflows;
+};
+
+#endif /* _KTG_SINK_H */

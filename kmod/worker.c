@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Worker kthreads: one per CPU of a run or sink, each serving a list of
+ * sockets. A worker sleeps on its own wait queue; an entry on each of its
+ * sockets' wait queues (as poll and vhost do) wakes it on data, write
+ * space or a state change, so a sender blocks the way a socket sender
+ * blocks and never spins on EAGAIN.
+ */
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <net/sock.h>
+
+#include "ktgen.h"
+
+int ktg_worker_start(struct ktg_worker *w, int cpu, int (*fn)(void *),
+		     const char *what, u32 id)
+{
+	struct task_struct *t;
+
+	init_waitqueue_head(&w->wq);
+	atomic_set(&w->kick, 0);
+	spin_lock_init(&w->lock);
+	w->cpu = cpu;
+	t = kthread_create_on_node(fn, w, cpu_to_node(cpu), "ktgen/%s%u:%d",
+				   what, id, cpu);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	kthread_bind(t, cpu);
+	get_task_struct(t);
+	w->task = t;
+	wake_up_process(t);
+	return 0;
+}
+
+/* Waits for the worker to leave its loop (it parks until told to stop). */
+void ktg_worker_stop(struct ktg_worker *w)
+{
+	if (!w->task)
+		return;
+	kthread_stop(w->task);
+	put_task_struct(w->task);
+	w->task = NULL;
+}
+
+void ktg_worker_kick(struct ktg_worker *w)
+{
+	atomic_set(&w->kick, 1);
+	wake_up(&w->wq);
+}
+
+/* Sleep until kicked, told to stop or @timeout jiffies passed. The kick
+ * is consumed here: a wake-up between the caller's last attempt and this
+ * call is not lost.
+ */
+void ktg_worker_sleep(struct ktg_worker *w, long timeout)
+{
+	wait_event_interruptible_timeout(w->wq,
+					 atomic_xchg(&w->kick, 0) || kthread_should_stop(),
+					 timeout);
+}
+
+/* The end of a worker's loop: wait for ktg_worker_stop(). */
+void ktg_worker_park(void)
+{
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (kthread_should_stop())
+			break;
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+}
+
+static int ktg_sock_wake(wait_queue_entry_t *entry, unsigned int mode,
+			 int sync, void *key)
+{
+	struct ktg_sock_watch *sw = container_of(entry, struct ktg_sock_watch, entry);
+
+	/* Softirq context: only a kick. */
+	ktg_worker_kick(sw->worker);
+	return 0;
+}
+
+void ktg_sock_watch(struct ktg_sock_watch *sw, struct socket *sock,
+		    struct ktg_worker *w)
+{
+	sw->worker = w;
+	sw->head = sk_sleep(sock->sk);
+	init_waitqueue_func_entry(&sw->entry, ktg_sock_wake);
+	add_wait_queue(sw->head, &sw->entry);
+}
+
+void ktg_sock_unwatch(struct ktg_sock_watch *sw)
+{
+	if (!sw->head)
+		return;
+	remove_wait_queue(sw->head, &sw->entry);
+	sw->head = NULL;
+}
