@@ -4,6 +4,7 @@
  */
 #include <linux/gfp.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -79,6 +80,13 @@ u64 ktg_pattern_check(const u8 *p, u64 off, size_t len, u32 pages, u64 *first)
 	return bad;
 }
 
+/* Test hook: corrupt one byte of every pattern ring, so tests can show that
+ * rx verify finds what it is meant to find. -1 (the default) is off.
+ */
+static int test_flip_byte = -1;
+module_param(test_flip_byte, int, 0600);
+MODULE_PARM_DESC(test_flip_byte, "test hook: flip this byte of each source ring (-1: off)");
+
 /* A ring of order-0 pages: alloc_pages() memory, as splicing needs. */
 int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern)
 {
@@ -100,6 +108,11 @@ int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern)
 			ktg_pattern_fill(page_address(r->pages[i]),
 					 (u64)i << PAGE_SHIFT, PAGE_SIZE,
 					 npages << (PAGE_SHIFT - KTG_PATTERN_SHIFT));
+	}
+	if (pattern && test_flip_byte >= 0 && test_flip_byte < (npages << PAGE_SHIFT)) {
+		u8 *p = page_address(r->pages[test_flip_byte >> PAGE_SHIFT]);
+
+		p[test_flip_byte & ~PAGE_MASK] ^= 0xff;
 	}
 	return 0;
 

@@ -1,0 +1,290 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The traffic engine: every tx path and rx mode over loopback and a veth
+# pair between namespaces, IPv4 and IPv6; counters that must agree exactly;
+# stop, owner death, detach, refused connections, unload during a run, and
+# bad input refused with nothing left running.
+
+TX_MODES="stack cached nocache zerocopy"
+RX_MODES="copy nocache touch discard verify recvmsg"
+
+# A reduced matrix on slow (debug) kernels: every tx path against verify,
+# every rx mode against stack.
+pairs()
+{
+	local tx rx
+
+	for tx in $TX_MODES; do
+		for rx in $RX_MODES; do
+			if [ "$KTGEN_TIME_SCALE" -gt 1 ] &&
+			   [ "$rx" != verify ] && [ "$tx" != stack ]; then
+				continue
+			fi
+			echo "$tx $rx"
+		done
+	done
+}
+
+# check_tcp JSON: a finished TCP run whose every count agrees.
+check_tcp()
+{
+	local splice=$1
+
+	json_check "d['state'] == 'done' and d['tx']['bytes'] > 0 and
+		d['tx']['acked'] == d['tx']['bytes'] and
+		d['rx']['bytes'] == d['tx']['bytes'] and
+		d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0 and
+		d['splice'] == '$splice'"
+}
+
+# tcp_matrix RUN_PREFIX SINK_PREFIX ADDR4 ADDR6: one sink per rx mode and
+# family, then every pair over it.
+tcp_matrix()
+{
+	local run=$1 sink=$2 a4=$3 a6=$4 port=5100 tx rx a out splice
+
+	for rx in $RX_MODES; do
+		$sink $KTGEN sink add tcp local "$a4" port $port rx $rx >/dev/null
+		$sink $KTGEN sink add tcp local "$a6" port $port rx $rx >/dev/null
+		port=$((port + 1))
+	done
+	pairs | while read -r tx rx; do
+		port=$((5100 + $(echo $RX_MODES | tr ' ' '\n' | grep -nx "$rx" | cut -d: -f1) - 1))
+		splice=spliced
+		[ "$tx" = stack ] && splice=none
+		for a in "$a4" "$a6"; do
+			out=$($run $KTGEN -j run tcp_stream to "$a" port $port bytes 2M tx $tx)
+			echo "$out" | check_tcp $splice || fail "tcp $a tx $tx rx $rx"
+		done
+		log "tcp tx $tx rx $rx: ok"
+	done
+}
+
+veth_pair()
+{
+	NS_A=$(netns_add a)
+	NS_B=$(netns_add b)
+	ip link add ktg0 netns "$NS_A" type veth peer name ktg1 netns "$NS_B"
+	ip -n "$NS_A" addr add 10.77.0.1/24 dev ktg0
+	ip -n "$NS_B" addr add 10.77.0.2/24 dev ktg1
+	ip -n "$NS_A" addr add fd77::1/64 dev ktg0 nodad
+	ip -n "$NS_B" addr add fd77::2/64 dev ktg1 nodad
+	ip -n "$NS_A" link set ktg0 up
+	ip -n "$NS_B" link set ktg1 up
+}
+
+t_tcp_loopback()
+{
+	load_module
+	tcp_matrix "" "" 127.0.0.1 ::1
+}
+case_add tcp_loopback t_tcp_loopback 600
+
+t_tcp_veth()
+{
+	load_module
+	veth_pair
+	tcp_matrix "ip netns exec $NS_A" "ip netns exec $NS_B" 10.77.0.2 fd77::2
+}
+case_add tcp_veth t_tcp_veth 600
+
+# UDP: sent == received + lost, exactly; late and dup counted apart.
+udp_matrix()
+{
+	local run=$1 sink=$2 a4=$3 a6=$4 port=5200 rx a out
+
+	for rx in $RX_MODES; do
+		for a in "$a4" "$a6"; do
+			$sink $KTGEN sink add udp local "$a" port $port rx $rx >/dev/null
+			out=$($run $KTGEN -j run udp_stream to "$a" port $port msgs 3000 size 1200)
+			echo "$out" | json_check "d['state'] == 'done' and d['tx']['msgs'] > 0 and
+				d['tx']['msgs'] == d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] and
+				d['tx']['msgs'] + d['tx']['send_errors'] == 3000 and
+				d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0" ||
+				fail "udp $a rx $rx"
+		done
+		port=$((port + 1))
+	done
+	log "udp: every rx mode, IPv4 and IPv6"
+}
+
+t_udp_loopback()
+{
+	load_module
+	udp_matrix "" "" 127.0.0.1 ::1
+}
+case_add udp_loopback t_udp_loopback 300
+
+t_udp_veth()
+{
+	load_module
+	veth_pair
+	udp_matrix "ip netns exec $NS_A" "ip netns exec $NS_B" 10.77.0.2 fd77::2
+}
+case_add udp_veth t_udp_veth 300
+
+# verify finds a corrupted byte: the test hook flips byte 100 of every
+# source ring (64 KiB), so a 1 MiB stream carries 16 bad bytes, the first
+# at offset 100.
+t_verify_detects()
+{
+	load_module
+	echo 100 >/sys/module/ktgen/parameters/test_flip_byte
+	$KTGEN sink add tcp port 5300 rx verify >/dev/null
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 5300 bytes 1M buffer 64K |
+		json_check "d['rx']['verify_errors'] == 16 and
+			d['rx']['verify_first_offset'] == 100"
+	$KTGEN sink add udp port 5301 rx verify >/dev/null
+	$KTGEN -j run udp_stream to 127.0.0.1 port 5301 msgs 100 size 1056 buffer 64K |
+		json_check "d['rx']['verify_errors'] > 0"
+	echo -1 >/sys/module/ktgen/parameters/test_flip_byte
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 5300 bytes 1M buffer 64K |
+		json_check "d['rx']['verify_errors'] == 0"
+}
+case_add verify_detects t_verify_detects
+
+t_many_flows()
+{
+	load_module
+	$KTGEN sink add tcp port 5400 rx discard cpus 0-1 >/dev/null
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 5400 flows 64 cpus 0-1 bytes 16M tx cached |
+		json_check "d['state'] == 'done' and d['tx']['bytes'] == 16 << 20 and
+			d['rx']['bytes'] == 16 << 20 and d['rx']['conns'] == 64 and
+			d['tx']['acked'] == 16 << 20"
+}
+case_add many_flows t_many_flows 300
+
+run_state()
+{
+	$KTGEN -j run show "$1" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])'
+}
+
+t_stop_midrun()
+{
+	local id
+
+	load_module
+	$KTGEN sink add tcp port 5500 rx verify >/dev/null
+	id=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5500 time 60 detach |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+	sleep 1
+	[ "$(run_state "$id")" = running ] || fail "not running"
+	$KTGEN run stop "$id"
+	slowwait "$(scaled 5)" bash -c "[ \"\$($KTGEN -j run show $id | grep -o '\"state\":\"[a-z]*\"')\" = '\"state\":\"stopped\"' ]" ||
+		fail "did not stop"
+	$KTGEN -j run show "$id" | json_check "d['tx']['bytes'] > 0 and
+		d['tx']['acked'] == d['tx']['bytes'] and d['rx']['bytes'] == d['tx']['bytes'] and
+		d['rx']['verify_errors'] == 0 and d['duration_ns'] < 30e9"
+	expect_fail 1 "still running|no such run" $KTGEN run del 999
+	$KTGEN run del "$id"
+	expect_fail 1 "no such run" $KTGEN run show "$id"
+}
+case_add stop_midrun t_stop_midrun 120
+
+# The owner dies: traffic stops within a second (scaled).
+t_owner_sigkill()
+{
+	local pid id b1 b2
+
+	load_module
+	$KTGEN sink add tcp port 5600 rx discard >/dev/null
+	$KTGEN run tcp_stream to 127.0.0.1 port 5600 time 60 >/dev/null 2>&1 &
+	pid=$!
+	slowwait "$(scaled 10)" bash -c "$KTGEN -j run show | grep -q running" || fail "no run"
+	id=$($KTGEN -j run show | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+	kill -9 $pid
+	wait $pid 2>/dev/null || true
+	slowwait "$(scaled 1)" bash -c "! $KTGEN -j run show $id | grep -q '\"state\":\"running\"'" ||
+		fail "still running a second after its owner died"
+	b1=$($KTGEN -j run show "$id" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["tx"]["bytes"])')
+	sleep 1
+	b2=$($KTGEN -j run show "$id" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["tx"]["bytes"])')
+	[ "$b1" = "$b2" ] || fail "traffic went on: $b1 then $b2 bytes"
+	[ "$(run_state "$id")" = stopped ] || fail "state $(run_state "$id")"
+}
+case_add owner_sigkill t_owner_sigkill 120
+
+t_detach_survives()
+{
+	local id
+
+	load_module
+	$KTGEN sink add tcp port 5700 rx discard >/dev/null
+	id=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5700 time 2 detach |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+	# The CLI that started it has exited; the run goes on and finishes.
+	slowwait "$(scaled 10)" bash -c "$KTGEN -j run show $id | grep -q '\"state\":\"done\"'" ||
+		fail "the detached run did not finish: $(run_state "$id")"
+	$KTGEN -j run show "$id" | json_check "d['tx']['bytes'] > 0 and d['rx']['bytes'] == d['tx']['bytes']"
+	expect_fail 1 "needs a time, byte or message limit" \
+		$KTGEN run tcp_stream to 127.0.0.1 port 5700 detach
+}
+case_add detach_survives t_detach_survives 120
+
+t_refused()
+{
+	local out rc=0
+
+	load_module
+	out=$($KTGEN run tcp_stream to 127.0.0.1 port 5999 time 1 2>&1) || rc=$?
+	log "$out"
+	[ $rc = 1 ] || fail "exit $rc"
+	echo "$out" | grep -q "failed.*Connection refused (flow 0)" || fail "no reason given"
+	$KTGEN -j run show | json_check "d[0]['state'] == 'failed' and d[0]['errno'] == 111"
+	out=$($KTGEN run udp_stream to 127.0.0.1 port 5999 time 2 2>&1) || rc=$?
+	echo "$out" | grep -q "Connection refused" || fail "udp: $out"
+}
+case_add refused t_refused
+
+t_unload_during_run()
+{
+	load_module
+	$KTGEN sink add tcp port 5800 rx verify >/dev/null
+	$KTGEN sink add udp port 5801 >/dev/null
+	$KTGEN run tcp_stream to 127.0.0.1 port 5800 time 60 flows 4 detach >/dev/null
+	$KTGEN run udp_stream to 127.0.0.1 port 5801 time 60 detach >/dev/null
+	sleep 1
+	rmmod ktgen
+	! module_loaded || fail "still loaded"
+}
+case_add unload_during_run t_unload_during_run 120
+
+t_netns_exit_during_run()
+{
+	local ns
+
+	load_module
+	ns=$(netns_add x)
+	ip netns exec "$ns" $KTGEN sink add tcp port 5900 >/dev/null
+	ip netns exec "$ns" $KTGEN run tcp_stream to 127.0.0.1 port 5900 time 60 detach >/dev/null
+	sleep 1
+	ip netns del "$ns"
+	sleep 1
+	$KTGEN info >/dev/null
+}
+case_add netns_exit_during_run t_netns_exit_during_run 120
+
+t_bad_input()
+{
+	load_module
+	$KTGEN sink add tcp port 6000 >/dev/null
+	expect_fail 1 "\(attribute size\)" $KTGEN run tcp_stream to 127.0.0.1 port 6000 size 0
+	expect_fail 1 "\(attribute flows\)" $KTGEN run tcp_stream to 127.0.0.1 port 6000 flows 0
+	expect_fail 1 "\(attribute flows\)" $KTGEN run tcp_stream to 127.0.0.1 port 6000 flows 5000
+	expect_fail 1 "remote-port" $KTGEN run tcp_stream to 127.0.0.1 port 0
+	expect_fail 1 "offline CPU.*\(attribute cpus\)" $KTGEN run tcp_stream to 127.0.0.1 port 6000 cpus 7
+	expect_fail 1 "65507" $KTGEN run udp_stream to 127.0.0.1 port 6000 size 65508
+	expect_fail 2 "." $KTGEN run tcp_rr to 127.0.0.1 port 6000
+	expect_fail 2 "to ADDR" $KTGEN run tcp_stream port 6000
+	expect_fail 2 "IPv4 address but local is an IPv6" $KTGEN run tcp_stream to 127.0.0.1 local ::1 port 6000
+	expect_fail 1 "port is in use" $KTGEN sink add tcp port 6000
+	expect_fail 1 "\(attribute port\)" $KTGEN sink add tcp port 0
+	$KTGEN config set budget 1M
+	expect_fail 1 "budget" $KTGEN run tcp_stream to 127.0.0.1 port 6000 buffer 4M
+	$KTGEN config set budget 1G
+	# Nothing was left behind by any of it.
+	$KTGEN -j run show | json_check "d == []"
+	$KTGEN -j config | json_check "d['buffer_used'] == 0"
+}
+case_add bad_input t_bad_input
