@@ -24,6 +24,7 @@
 #define KTG_STAGE_MIN_PAGES	256
 #define KTG_STAGE_MAX_PAGES	4096
 #define KTG_UDP_CLOSES		3
+#define KTG_UDP_CLOSE_GAP	(HZ / 20)
 
 static bool ktg_flow_tcp(const struct ktg_flow *f)
 {
@@ -298,6 +299,7 @@ static void ktg_flow_drain_start(struct ktg_flow *f)
 
 	f->state = KTG_FLOW_DRAIN;
 	f->deadline = jiffies + KTG_DRAIN_TIMEOUT;
+	f->next_close = jiffies;
 	f->cur_page = NULL;
 	if (ktg_flow_tcp(f))
 		kernel_sock_shutdown(f->sock, SHUT_WR);
@@ -316,19 +318,27 @@ static int ktg_flow_drain(struct ktg_flow *f)
 	u64 written, acked;
 
 	if (!ktg_flow_tcp(f)) {
-		while (f->closes < KTG_UDP_CLOSES) {
-			int ret = ktg_send_dgram(f, sizeof(struct ktg_dgram),
-						 KTG_MAGIC_CLOSE, f->seq);
+		/* Spaced out, so that a receive queue full of data when the
+		 * first one arrives does not drop them all.
+		 */
+		while (f->closes < KTG_UDP_CLOSES && !READ_ONCE(f->run->abort)) {
+			int ret;
 
+			if (time_before(jiffies, f->next_close))
+				return 0;
+			ret = ktg_send_dgram(f, sizeof(struct ktg_dgram),
+					     KTG_MAGIC_CLOSE, f->seq);
 			if (ret == -EAGAIN && !time_after(jiffies, f->deadline))
 				return 0;
 			f->closes++;
+			f->next_close = jiffies + KTG_UDP_CLOSE_GAP;
 		}
 		f->state = KTG_FLOW_DONE;
 		return 1;
 	}
+	/* A stop drains too, so that acked stays exact; going away does not. */
 	if (!(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) && !sk->sk_err &&
-	    !time_after(jiffies, f->deadline) && !READ_ONCE(f->run->stop))
+	    !time_after(jiffies, f->deadline) && !READ_ONCE(f->run->abort))
 		return 0;
 
 	lock_sock(sk);

@@ -63,7 +63,7 @@ void ktg_rx_stats_unpublish(u64 cookie);
 void ktg_rx_stats_put(struct ktg_rx_stats *rx);
 void ktg_rx_stats_init(struct ktg_rx_stats *rx);
 void ktg_rx_verify_error(struct ktg_rx_stats *rx, u64 bad, u64 first);
-int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx);
+int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u64 lost);
 
 /* Netlink encodings shared by sinks and runs. */
 int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_storage *ss);
@@ -134,6 +134,8 @@ void ktg_copy_fence(void);
 void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages);
 u64 ktg_pattern_check(const u8 *p, u64 off, size_t len, u32 pages, u64 *first);
 int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern);
+void ktg_splice_selftest(void);
+u32 ktg_splice_selftest_result(void);
 void ktg_pages_free(struct ktg_pages *r);
 
 /* Sinks (sink.c). */

@@ -19,6 +19,7 @@ static int __init ktg_init(void)
 	err = ktg_cpu_init();
 	if (err)
 		return err;
+	ktg_splice_selftest();
 
 	ktg_wq = alloc_workqueue("ktgen", WQ_UNBOUND, 0);
 	if (!ktg_wq)

@@ -99,7 +99,8 @@ static int ktg_nl_info_fill(struct sk_buff *msg)
 	    nla_put_string(msg, KTGEN_A_INFO_KERNEL, init_utsname()->release) ||
 	    nla_put_u32(msg, KTGEN_A_INFO_NOCACHE_IMPL, ktg_copy_nocache_impl()) ||
 	    nla_put_u32(msg, KTGEN_A_INFO_PAGE_SEND, ktg_page_send_method()) ||
-	    nla_put_u8(msg, KTGEN_A_INFO_PMU, ktg_cpu_have_pmu()))
+	    nla_put_u8(msg, KTGEN_A_INFO_PMU, ktg_cpu_have_pmu()) ||
+	    nla_put_u32(msg, KTGEN_A_INFO_SPLICE_SELFTEST, ktg_splice_selftest_result()))
 		return -EMSGSIZE;
 	return 0;
 }

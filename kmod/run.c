@@ -91,15 +91,30 @@ static u32 ktg_run_final_state(struct ktg_run *run)
 	return KTGEN_RUN_STATE_DONE;
 }
 
-/* Same host: let the sinks finish counting what is already in flight. */
+/*
+ * Same host: let the sinks finish counting what is already in flight. TCP
+ * flows drained until the sink closed, so they are counted already; UDP
+ * datagrams may still sit in a sink's queue: wait for every flow's closing
+ * datagram, or for the counts to stand still (no ktgen sink, or closing
+ * datagrams dropped).
+ */
 static void ktg_run_rx_settle(struct ktg_run *run)
 {
 	unsigned long deadline = jiffies + KTG_RX_SETTLE;
+	struct ktg_rx_stats *rx = run->rx;
+	u64 seen = U64_MAX;
+	int quiet = 0;
 
-	while (atomic64_read(&run->rx->conns) &&
-	       atomic_read(&run->rx->closed) < atomic64_read(&run->rx->conns) &&
-	       time_before(jiffies, deadline))
-		schedule_timeout_uninterruptible(max(HZ / 100, 1));
+	if (run->abort)
+		return;
+	while (atomic_read(&rx->closed) < run->p.flows && quiet < 10 &&
+	       time_before(jiffies, deadline)) {
+		u64 now = atomic64_read(&rx->msgs);
+
+		quiet = now == seen ? quiet + 1 : 0;
+		seen = now;
+		schedule_timeout_uninterruptible(max(HZ / 50, 1));
+	}
 }
 
 static void ktg_run_done_work(struct work_struct *work)
@@ -296,8 +311,10 @@ void ktg_runs_destroy_all(struct ktg_net *kn)
 	struct ktg_run *run, *tmp;
 
 	mutex_lock(&kn->lock);
-	list_for_each_entry(run, &kn->runs, node)
+	list_for_each_entry(run, &kn->runs, node) {
+		WRITE_ONCE(run->abort, true);
 		ktg_run_stop(run);
+	}
 	mutex_unlock(&kn->lock);
 	/* Completion takes kn->lock to publish the final state. */
 	list_for_each_entry(run, &kn->runs, node)
@@ -343,6 +360,22 @@ static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
 	return 0;
 }
 
+/* UDP on the same host: the sender knows what it sent and the sink what
+ * arrived, so loss is exact even when closing datagrams were dropped.
+ */
+static u64 ktg_run_lost(struct ktg_run *run)
+{
+	u64 sent = 0, got;
+	u32 i;
+
+	if (run->p.test != KTGEN_TEST_UDP_STREAM || !run->finished)
+		return U64_MAX;
+	for (i = 0; i < run->p.flows; i++)
+		sent += run->flows[i].msgs;
+	got = atomic64_read(&run->rx->msgs) - atomic64_read(&run->rx->dup);
+	return sent > got ? sent - got : 0;
+}
+
 /* Everything about a run: do, dump and the run-done notification. */
 int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 {
@@ -374,7 +407,7 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	    nla_put_u32(msg, KTGEN_A_RUN_SPLICE, ktg_run_splice(run)) ||
 	    ktg_run_fill_tx(msg, run) ||
 	    (atomic64_read(&run->rx->conns) &&
-	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx)))
+	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, ktg_run_lost(run))))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -33,6 +33,7 @@ struct ktg_flow {
 	u32			seq0;		/* TCP snd_una once connected */
 	u64			seq;		/* UDP datagrams sent */
 	u32			closes;		/* UDP closing datagrams sent */
+	unsigned long		next_close;
 
 	/* cached/nocache: pages the module copies into, then splices */
 	struct ktg_pages	stage;
@@ -58,6 +59,7 @@ struct ktg_run {
 	u32			state;		/* enum ktgen_run_state, kn->lock */
 	bool			stop;
 	bool			stop_requested;	/* by a user, not by a failure */
+	bool			abort;		/* going away: do not drain */
 	bool			finished;	/* the workers are gone */
 
 	int			error;

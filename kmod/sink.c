@@ -667,7 +667,8 @@ void ktg_sinks_destroy_all(struct ktg_net *kn)
 		ktg_sink_destroy(sink);
 }
 
-int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx)
+/* @lost: the loss a same-host sender computed, or U64_MAX for the sink's. */
+int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u64 lost)
 {
 	u64 first = atomic64_read(&rx->verify_first);
 	struct nlattr *nest;
@@ -682,7 +683,8 @@ int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx)
 			      atomic64_read(&rx->verify_errors), 0) ||
 	    (first != U64_MAX &&
 	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_VERIFY_FIRST_OFFSET, first, 0)) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_LOST, atomic64_read(&rx->lost), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_LOST,
+			      lost != U64_MAX ? lost : atomic64_read(&rx->lost), 0) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_LATE, atomic64_read(&rx->late), 0) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_DUP, atomic64_read(&rx->dup), 0) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_BAD_HEADERS,
@@ -717,7 +719,7 @@ int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink)
 	    nla_put_u32(msg, KTGEN_A_SINK_RX_MODE, sink->p.rx_mode) ||
 	    ktg_cpus_put(msg, KTGEN_A_SINK_CPUS, sink->p.cpus) ||
 	    (sink->p.rcvbuf && nla_put_u32(msg, KTGEN_A_SINK_RCVBUF, sink->p.rcvbuf)) ||
-	    ktg_rx_stats_fill(msg, KTGEN_A_SINK_RX, &sink->stats))
+	    ktg_rx_stats_fill(msg, KTGEN_A_SINK_RX, &sink->stats, U64_MAX))
 		return -EMSGSIZE;
 	return 0;
 }

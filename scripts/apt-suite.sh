@@ -47,9 +47,12 @@ opts=(-o "Dir::Etc::sourcelist=$dir/sources.list"
       -o "Acquire::Retries=3"
       -o "APT::Sandbox::User=root")
 
-# Refresh the lists at most once a day, or on demand.
+# Refresh the lists at most once a day, or on demand; one caller at a time.
 refresh() {
 	local stamp=$dir/lists/.stamp
+
+	exec 8>"$dir/.lock"
+	flock 8
 	if [ "${1:-}" = force ] || [ ! -e "$stamp" ] ||
 	   [ -n "$(find "$stamp" -mmin +1440 2>/dev/null)" ]; then
 		apt-get "${opts[@]}" -qq update >&2
@@ -78,6 +81,10 @@ download)
 	dest=$1
 	shift
 	mkdir -p "$dest"
+	# Concurrent callers (check.sh builds the debug kernel in the
+	# background) take turns per folder.
+	exec 9>"$dest/.lock"
+	flock 9
 	for pkg in "$@"; do
 		if compgen -G "$dest/${pkg%%=*}_*.deb" >/dev/null; then
 			continue

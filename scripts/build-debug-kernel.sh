@@ -31,7 +31,7 @@ if [ -e "$out/kernel.env" ]; then
 fi
 
 echo "build-debug-kernel: building $srcpkg $srcver ($key), ~20 min at -j2" >&2
-debs=$CACHE/debug-kernel/debs
+debs=$CACHE/debs
 $apt download "$debs" "$srcpkg=$srcver"
 src=$CACHE/debug-kernel/src-$srcver
 if [ ! -e "$src/.unpacked" ]; then

@@ -17,7 +17,7 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /run/netns
 
-kver=$(sed -n 's/.*ktgen\.kver=\([^ ]*\).*/\1/p' /proc/cmdline)
+kver=$(sed -n 's/.*ktgvm\.kver=\([^ ]*\).*/\1/p' /proc/cmdline)
 # The kernel's modules, writable so tests can install ktgen.ko and depmod.
 mkdir -p /run/modules.lower /run/modules.rw/upper /run/modules.rw/work "/lib/modules/$kver"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro modules /run/modules.lower

@@ -68,7 +68,7 @@ mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro hostroo
 mount -t tmpfs -o mode=0755 rw /rw
 mkdir -p /rw/upper /rw/work
 mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work root /newroot
-ginit=$(sed -n 's/.*ktgen\.init=\([^ ]*\).*/\1/p' /proc/cmdline)
+ginit=$(sed -n 's/.*ktgvm\.init=\([^ ]*\).*/\1/p' /proc/cmdline)
 umount /proc /sys
 mount --move /dev /newroot/dev
 exec switch_root /newroot "$ginit"
@@ -92,7 +92,7 @@ timeout --foreground -k 10 "$secs" qemu-system-x86_64 \
 	-M q35 -cpu max -smp "$cpus" -m "$mem" -nic none \
 	-nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$VMLINUZ" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 ktgen.init=$here/vm-guest.sh ktgen.kver=$KVER" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 ktgvm.init=$here/vm-guest.sh ktgvm.kver=$KVER" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$MODDIR,mount_tag=modules,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \

@@ -9,6 +9,7 @@
 #include "ktgen.h"
 #include "nl.h"
 #include "print.h"
+#include "show.h"
 
 static const char * const nocache_impl_names[] = {
 	[KTGEN_NOCACHE_IMPL_MEMCPY]	= "memcpy",
@@ -71,6 +72,8 @@ static int info_cb(const struct nlmsghdr *nlh, void *data)
 	print_bool(PRINT_JSON, "pmu", NULL, pmu);
 	print_string(PRINT_TEXT, NULL, "  cpu cost:     %s\n",
 		     pmu ? "pmu cycles" : "busy time (no PMU: cycles estimated)");
+	print_enum(tb[KTGEN_A_INFO_SPLICE_SELFTEST], "splice_selftest",
+		   "  splice test:  %s (loopback, at load)\n", splice_names, SPLICE_NAMES);
 	print_close_object();
 
 	if (attr_u32(tb[KTGEN_A_INFO_ABI_VERSION], 0) != KTGEN_ABI_VERSION)

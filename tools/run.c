@@ -46,12 +46,6 @@ static const char * const state_duration[] = {
 	[KTGEN_RUN_STATE_FAILED]	= "after",
 };
 
-static const char * const splice_names[] = {
-	[KTGEN_SPLICE_NONE]	= "none",
-	[KTGEN_SPLICE_SPLICED]	= "spliced",
-	[KTGEN_SPLICE_COPIED]	= "copied",
-};
-
 static const enum mnl_attr_data_type run_types[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_ID]		= MNL_TYPE_U32,
 	[KTGEN_A_RUN_TEST]		= MNL_TYPE_U32,
@@ -149,7 +143,7 @@ static void print_run_state(const struct nlattr **tb, uint64_t ns)
 	if (tb[KTGEN_A_RUN_ERROR_FLOW])
 		print_opt_u32(tb[KTGEN_A_RUN_ERROR_FLOW], "error_flow", " (flow %llu)");
 	print_enum(tb[KTGEN_A_RUN_SPLICE], "splice", NULL, splice_names,
-		   ARRAY_SIZE(splice_names));
+		   SPLICE_NAMES);
 	print_text("\n");
 }
 
@@ -171,7 +165,7 @@ static void print_run_tx(const struct nlattr **tb, uint64_t ns)
 		      "  send errors %llu", TEXT_NONZERO);
 	print_close_object();
 	print_u64(PRINT_JSON, "tx_bps", NULL, bps);
-	if (splice != KTGEN_SPLICE_NONE && splice < ARRAY_SIZE(splice_names))
+	if (splice != KTGEN_SPLICE_NONE && splice < SPLICE_NAMES)
 		print_text("  pages %s", splice_names[splice]);
 	print_text("\n");
 }

@@ -104,6 +104,12 @@ void print_endpoint(const struct nlattr *addr, const struct nlattr *port,
 /* A u32 enum attribute by name, "unknown" when the CLI has no name; JSON
  * only when @fmt is NULL.
  */
+const char * const splice_names[SPLICE_NAMES] = {
+	[KTGEN_SPLICE_NONE]	= "none",
+	[KTGEN_SPLICE_SPLICED]	= "spliced",
+	[KTGEN_SPLICE_COPIED]	= "copied",
+};
+
 void print_enum(const struct nlattr *a, const char *key, const char *fmt,
 		const char * const *names, size_t n)
 {

@@ -20,6 +20,10 @@ void print_endpoint(const struct nlattr *addr, const struct nlattr *port,
 void print_enum(const struct nlattr *a, const char *key, const char *fmt,
 		const char * const *names, size_t n);
 
+/* Names of enum ktgen_splice, for runs and the info self-test. */
+#define SPLICE_NAMES	3
+extern const char * const splice_names[SPLICE_NAMES];
+
 /* Print one sink or run message (a reply or a notification), as the
  * callbacks of their requests; exported for the unit tests.
  */

@@ -5,8 +5,11 @@
  * (/proc/thread-self/fail-nth: the Nth fault-injection site this task
  * reaches fails, with failslab and fail_page_alloc set up by the caller).
  *
- *   nlfault request COMMAND [TYPE:KIND:VALUE]...
+ *   nlfault [-s] [-r] request COMMAND [TYPE:KIND:VALUE]...
  *   nlfault load MODULE.ko
+ *
+ * -s deletes every sink and -r stops and deletes every run after each
+ * attempt, for commands that create them.
  *
  * For N = 1, 2, ... until the Nth site is never reached: inject, run, and
  * require a clean outcome (success or an error, never a hang: receives time
@@ -59,6 +62,46 @@ static bool fail_nth_unused(void)
 	return unused;
 }
 
+static bool cleanup_sinks, cleanup_runs;
+
+static int simple(struct nl_ctx *ctx, uint8_t cmd, uint16_t attr)
+{
+	struct nlmsghdr *nlh = nl_msg_start(ctx, cmd, 0);
+
+	mnl_attr_put(nlh, attr, 0, NULL);
+	return nl_request(ctx, nlh, NULL, NULL, NULL);
+}
+
+static int count_cb(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	(*(unsigned int *)data)++;
+	return MNL_CB_OK;
+}
+
+/* Leave nothing for the next attempt to trip over. */
+static int cleanup(struct nl_ctx *ctx)
+{
+	unsigned int n, tries;
+
+	if (cleanup_sinks && simple(ctx, KTGEN_CMD_SINK_DEL, KTGEN_A_SINK_ALL))
+		return -1;
+	if (!cleanup_runs)
+		return 0;
+	simple(ctx, KTGEN_CMD_RUN_STOP, KTGEN_A_RUN_ALL);
+	for (tries = 0; tries < 300; tries++) {
+		simple(ctx, KTGEN_CMD_RUN_DEL, KTGEN_A_RUN_ALL);
+		n = 0;
+		if (nl_request(ctx, nl_msg_start(ctx, KTGEN_CMD_RUN_GET, NLM_F_DUMP),
+			       NULL, count_cb, &n))
+			return -1;
+		if (!n)
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
 static int request(struct nl_ctx *ctx, uint8_t cmd, char **attrs, int nattrs)
 {
 	struct nlmsghdr *nlh = nl_msg_start(ctx, cmd, 0);
@@ -93,6 +136,7 @@ static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 		if (fail_nth_unused()) {
 			dup2(saved, 2);
 			close(saved);
+			cleanup(&ctx);
 			if (err) {
 				fprintf(stderr, "nlfault: failed with no fault: %s\n", strerror(-err));
 				failed++;
@@ -110,7 +154,8 @@ static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 			printf("# nth=%u: %s\n", n, strerror(-err));
 		/* The socket may hold a late answer: start afresh. */
 		nl_close(&ctx);
-		if (nl_open(&ctx) || request(&ctx, cmd, attrs, nattrs)) {
+		if (nl_open(&ctx) || cleanup(&ctx) || request(&ctx, cmd, attrs, nattrs) ||
+		    cleanup(&ctx)) {
 			printf("# nth=%u: the next attempt failed\n", n);
 			failed++;
 			break;
@@ -169,8 +214,15 @@ int main(int argc, char **argv)
 {
 	uint64_t cmd;
 
+	for (; argc > 1 && argv[1][0] == '-'; argc--, argv++) {
+		if (!strcmp(argv[1], "-s"))
+			cleanup_sinks = true;
+		else if (!strcmp(argv[1], "-r"))
+			cleanup_runs = true;
+	}
 	if (argc < 3) {
-		fputs("usage: nlfault request COMMAND [TYPE:KIND:VALUE]... | load MODULE.ko\n", stderr);
+		fputs("usage: nlfault [-s] [-r] request COMMAND [TYPE:KIND:VALUE]... | load MODULE.ko\n",
+		      stderr);
 		return EXIT_USAGE;
 	}
 	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);

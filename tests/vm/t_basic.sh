@@ -38,6 +38,8 @@ t_info_text()
 	# x86_64 has the flushcache copy; the VM has no PMU.
 	echo "$out" | grep -q "nocache copy: *movnti$" || fail "nocache impl wrong"
 	echo "$out" | grep -q "cpu cost: *busy time" || fail "pmu reported in a VM"
+	# The stack kept the page it was handed (checked from its side).
+	echo "$out" | grep -q "splice test: *spliced" || fail "splice self-test"
 }
 case_add info_text t_info_text
 
@@ -51,7 +53,8 @@ t_info_json()
 	echo "$out" | json_check "d['version'] == '$(cat /sys/module/ktgen/version)' and
 		d['abi_version'] == 1 and d['kernel'] == '$(uname -r)' and
 		d['page_send'] == '$(expected_page_send)' and
-		d['nocache_impl'] == 'movnti' and d['pmu'] is False"
+		d['nocache_impl'] == 'movnti' and d['pmu'] is False and
+		d['splice_selftest'] == 'spliced'"
 	# Pretty output is the same document.
 	[ "$($KTGEN -j -p info | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin))')" = \
 	  "$(echo "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin))')" ] ||

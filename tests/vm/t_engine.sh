@@ -89,22 +89,29 @@ t_tcp_veth()
 }
 case_add tcp_veth t_tcp_veth 600
 
-# UDP: sent == received + lost, exactly; late and dup counted apart.
+# UDP: sent == received + lost, exactly, late and dup counted apart; the
+# sink's own count (from the senders' closing datagrams) agrees with the
+# run's (sender and sink on one host).
 udp_matrix()
 {
-	local run=$1 sink=$2 a4=$3 a6=$4 port=5200 rx a out
+	local run=$1 sink=$2 a4=$3 a6=$4 port=5200 rx a out sent id
 
 	for rx in $RX_MODES; do
 		for a in "$a4" "$a6"; do
-			$sink $KTGEN sink add udp local "$a" port $port rx $rx >/dev/null
+			id=$($sink $KTGEN -j sink add udp local "$a" port $port rx $rx |
+				/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 			out=$($run $KTGEN -j run udp_stream to "$a" port $port msgs 3000 size 1200)
 			echo "$out" | json_check "d['state'] == 'done' and d['tx']['msgs'] > 0 and
 				d['tx']['msgs'] == d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] and
 				d['tx']['msgs'] + d['tx']['send_errors'] == 3000 and
 				d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0" ||
 				fail "udp $a rx $rx"
+			sent=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["tx"]["msgs"])')
+			$sink $KTGEN -j sink show "$id" | json_check "d['rx']['conns'] == 1 and
+				d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] == $sent" ||
+				fail "udp $a rx $rx: the sink's count"
+			port=$((port + 1))
 		done
-		port=$((port + 1))
 	done
 	log "udp: every rx mode, IPv4 and IPv6"
 }
@@ -288,3 +295,53 @@ t_bad_input()
 	$KTGEN -j config | json_check "d['buffer_used'] == 0"
 }
 case_add bad_input t_bad_input
+
+# Ctrl-C on an attached run: the CLI stops it and prints partial results.
+t_ctrl_c()
+{
+	local pid out=/tmp/ktg-ctrl-c.$$
+
+	load_module
+	$KTGEN sink add tcp port 6100 rx discard >/dev/null
+	$KTGEN run tcp_stream to 127.0.0.1 port 6100 time 60 >"$out" 2>&1 &
+	pid=$!
+	slowwait "$(scaled 10)" bash -c "$KTGEN -j run show | grep -q running" || fail "no run"
+	kill -INT $pid
+	wait $pid || fail "exit $? after Ctrl-C"
+	log "$(cat "$out")"
+	grep -q "stopped after" "$out" || fail "no partial result"
+	grep -q "acked" "$out" || fail "no tx counters"
+	rm -f "$out"
+}
+case_add ctrl_c t_ctrl_c 120
+
+# Any receiver will do: a plain TCP server that reads to the end.
+t_plain_receiver()
+{
+	local got=/tmp/ktg-plain.$$ pid
+
+	load_module
+	/usr/bin/python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET6)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("::1", 6200)); s.listen(1)
+print("ready", flush=True)
+c, _ = s.accept(); n = 0
+while True:
+    b = c.recv(1 << 16)
+    if not b:
+        break
+    n += len(b)
+c.close()
+open(sys.argv[1], "w").write(str(n))' "$got" >/dev/null &
+	pid=$!
+	slowwait "$(scaled 10)" bash -c "ss -ltn | grep -q '\[::1\]:6200'" || fail "no server"
+	$KTGEN -j run tcp_stream to ::1 port 6200 bytes 3M | json_check "d['state'] == 'done' and
+		d['tx']['bytes'] == 3 << 20 and d['tx']['acked'] == 3 << 20 and 'rx' not in d"
+	wait $pid
+	# The plain receiver saw the 32-byte hello and then every payload byte.
+	[ "$(cat "$got")" = $(( (3 << 20) + 32 )) ] || fail "the receiver got $(cat "$got") bytes"
+	rm -f "$got"
+}
+case_add plain_receiver t_plain_receiver 120

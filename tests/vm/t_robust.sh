@@ -72,3 +72,33 @@ t_fuzz()
 	kmemleak_check
 }
 case_add fuzz t_fuzz 300
+
+# Sink and run creation under allocation failure, site by site: each
+# failure is a clean error and the next attempt works (nlfault checks),
+# and nothing leaks (kmemleak, at the end of the suite and here).
+t_fault_sink()
+{
+	fault_setup
+	load_module
+	# proto tcp|udp, port 6300 (big endian)
+	"$KTGEN_NLFAULT" -s request 4 2:u32:0 4:hex:189c 5:u32:4
+	"$KTGEN_NLFAULT" -s request 4 2:u32:1 4:hex:189c
+	$KTGEN -j sink show | json_check "d == []"
+	$KTGEN -j config | json_check "d['buffer_used'] == 0"
+}
+case_add fault_sink t_fault_sink 300
+
+t_fault_run()
+{
+	fault_setup
+	load_module
+	$KTGEN sink add tcp port 6301 rx verify >/dev/null
+	# to 127.0.0.1 port 6301, 2 flows, tx cached, 4 messages
+	"$KTGEN_NLFAULT" -r request 7 3:hex:7f000001 4:hex:189d 8:u32:2 13:u32:1 12:u64:4
+	$KTGEN -j run show | json_check "d == []"
+	$KTGEN sink del all
+	$KTGEN -j config | json_check "d['buffer_used'] == 0"
+	unload_module
+	kmemleak_check
+}
+case_add fault_run t_fault_run 600
