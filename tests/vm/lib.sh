@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Helpers for the KTAP scenario scripts run in the guest by run.sh. Each
-# scenario file registers cases with `case_add NAME FUNCTION [TIMEOUT]`; a
+# scenario file registers cases with `case_add NAME FUNCTION [TIMEOUT]
+# [stock]` ("stock": not in the slow debug lane, which runs the others); a
 # case runs in its own bash under `set -e`, fails on a non-zero status, is
 # skipped with status 4 (ksft), and fails whenever the kernel reported
 # anything while it ran.
@@ -21,6 +22,9 @@ declare -A CASE_FN CASE_TIMEOUT
 
 case_add()
 {
+	# The debug lane (KTGEN_TIME_SCALE > 1) runs a reduced subset: cases
+	# that only repeat a kernel path another case covers stay out of it.
+	[ "${4:-}" = stock ] && [ "$KTGEN_TIME_SCALE" -gt 1 ] && return 0
 	CASES+=("$1")
 	CASE_FN[$1]=$2
 	CASE_TIMEOUT[$1]=${3:-60}

@@ -60,7 +60,7 @@ t_info_json()
 	  "$(echo "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin))')" ] ||
 		fail "-p changed the document"
 }
-case_add info_json t_info_json
+case_add info_json t_info_json 60 stock
 
 t_config()
 {
@@ -75,7 +75,7 @@ t_config()
 	$KTGEN -j config | json_check "d['buffer_budget'] == 256 << 20"
 	expect_fail 2 "budget needs a size" $KTGEN config set budget lots
 }
-case_add config t_config
+case_add config t_config 60 stock
 
 t_strict_policy()
 {
