@@ -5,6 +5,12 @@
 # KERNEL_ENV (from fetch-kernel.sh or build-debug-kernel.sh) in a per-kernel
 # copy of the tree under $KTGEN_CACHE/build, W=1, failing on any warning.
 # The debug kernel's build gets gcov instrumentation. Prints the .ko path.
+#
+# Suites whose kbuild tools and compiler the host cannot run (trixie and
+# later: glibc 2.38, gcc-14) are built for inside a chroot of that suite
+# (build-chroot.sh): the copy of the tree is then under the chroot's
+# /build, the probes and the build run there against the chroot's headers,
+# and the printed path is the host's view of it.
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
@@ -13,17 +19,33 @@ CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
 # shellcheck disable=SC1090
 . "${1:?kernel env}"
 
-b=$CACHE/build/$KSUITE-$KABI
-mkdir -p "$b"
+case $KSUITE in
+trixie|sid)
+	croot=$("$here/build-chroot.sh" "$KSUITE" "$1")
+	ib=/build/$KSUITE-$KABI			# the tree, seen from the build
+	b=$croot$ib				# the tree, seen from the host
+	hdrs=/usr/src/linux-headers-$KVER
+	run() { "$here/build-chroot.sh" --exec "$KSUITE" "$@"; }
+	;;
+*)
+	ib=$CACHE/build/$KSUITE-$KABI
+	b=$ib
+	hdrs=$KDIR
+	run() { "$@"; }
+	;;
+esac
+
+mkdir -p "$b/scripts"
 rsync -a --delete --exclude compat-gen.h --exclude '*.o' --exclude '*.ko' \
 	--exclude '.*.cmd' --exclude '*.gcno' --exclude '*.mod*' \
 	"$top/Kbuild" "$top/kmod" "$top/include" "$b/"
-"$here/compat-probe.sh" "$KDIR" "$b/kmod"
+cp "$here/compat-probe.sh" "$b/scripts/"
+run "$ib/scripts/compat-probe.sh" "$hdrs" "$ib/kmod"
 version=$(make -s -C "$top" --no-print-directory print-version)
 gcov=
 [ -n "${KDEBUG:-}" ] && gcov=KTGEN_GCOV=1
 log=$b/build.log
-if ! make -C "$KDIR" M="$b" W=1 KTGEN_VERSION="$version" $gcov modules >"$log" 2>&1; then
+if ! run make -C "$hdrs" M="$ib" W=1 KTGEN_VERSION="$version" $gcov modules >"$log" 2>&1; then
 	cat "$log" >&2
 	exit 1
 fi

@@ -7,6 +7,8 @@
 #   uapi        the header is what the YNL spec generates
 #   checkpatch  kernel style of kmod/ and include/
 #   vm          KTAP scenarios in a VM on the stock bookworm kernel
+#   trixie      the same on trixie's stock kernel (6.12: no sendpage, the
+#               module built in a trixie chroot, ~2 min to create once)
 #   debug       the same scenarios plus leak/lock checks, fault injection
 #               and the netlink fuzzer on the debug kernel (KASAN,
 #               lockdep, kmemleak, ODEBUG), with module line coverage
@@ -18,7 +20,7 @@ set -uo pipefail
 here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$here")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
-tiers=${KTGEN_TIERS:-unit uapi checkpatch vm debug}
+tiers=${KTGEN_TIERS:-unit uapi checkpatch vm trixie debug}
 passed=0 failed=0
 start=$(date +%s)
 
@@ -77,6 +79,7 @@ has_tier unit && run_tier unit make -s -C "$top/tools" check
 has_tier uapi && run_tier uapi "$here/check-uapi.sh"
 has_tier checkpatch && run_tier checkpatch checkpatch_ktap
 has_tier vm && run_tier vm "$here/vm-suite.sh" bookworm
+has_tier trixie && run_tier trixie "$here/vm-suite.sh" trixie
 if has_tier debug; then
 	echo "# waiting for the debug kernel build (log: $CACHE/debug-kernel.log)"
 	if wait $dbg_pid; then
