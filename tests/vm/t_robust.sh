@@ -93,8 +93,10 @@ t_fault_run()
 	fault_setup
 	load_module
 	$KTGEN sink add tcp port 6301 rx verify >/dev/null
-	# to 127.0.0.1 port 6301, 2 flows, tx cached, 4 messages
-	"$KTGEN_NLFAULT" -r request 7 3:hex:7f000001 4:hex:189d 8:u32:2 13:u32:1 12:u64:4
+	# to 127.0.0.1 port 6301, 4 messages, a one-page buffer: every page
+	# allocation is a fault site, so the rings stay small (the staging
+	# ring's failure path is the same ktg_pages_alloc path as the source's)
+	"$KTGEN_NLFAULT" -r request 7 3:hex:7f000001 4:hex:189d 12:u64:4 14:u64:4096
 	$KTGEN -j run show | json_check "d == []"
 	$KTGEN sink del all
 	$KTGEN -j config | json_check "d['buffer_used'] == 0"
