@@ -278,13 +278,10 @@ static int ktg_nl_sink_send(struct sk_buff *msg, struct ktg_sink *sink, u32 port
 	return 0;
 }
 
-static int ktg_nl_sink_reply(struct genl_info *info, struct ktg_sink *sink, u8 cmd)
+/* @msg: allocated by the caller, consumed here. */
+static int ktg_nl_sink_reply(struct sk_buff *msg, struct genl_info *info,
+			     struct ktg_sink *sink, u8 cmd)
 {
-	struct sk_buff *msg;
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
 	if (ktg_nl_sink_send(msg, sink, info->snd_portid, info->snd_seq, 0, cmd)) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
@@ -298,6 +295,7 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr **tb = info->attrs;
 	struct ktg_sink_params p = {};
 	struct ktg_sink *sink;
+	struct sk_buff *msg;
 	int err;
 
 	if (ktg_req_attr_missing(info, KTGEN_A_SINK_PORT))
@@ -325,10 +323,22 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto err_free_cpus;
 
+	/* The reply is allocated first: a sink is never created and then
+	 * reported as a failure.
+	 */
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto err_free_cpus;
+	}
 	mutex_lock(&kn->lock);
 	err = ktg_sink_create(kn, &p, &sink, info->extack);
-	if (!err)
-		err = ktg_nl_sink_reply(info, sink, KTGEN_CMD_SINK_NEW);
+	if (err) {
+		mutex_unlock(&kn->lock);
+		nlmsg_free(msg);
+		return err;
+	}
+	err = ktg_nl_sink_reply(msg, info, sink, KTGEN_CMD_SINK_NEW);
 	mutex_unlock(&kn->lock);
 	return err;
 
@@ -341,16 +351,21 @@ static int ktg_nl_sink_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
 	struct ktg_sink *sink;
+	struct sk_buff *msg;
 	int err;
 
 	if (ktg_req_attr_missing(info, KTGEN_A_SINK_ID))
 		return -EINVAL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
 	mutex_lock(&kn->lock);
 	sink = ktg_sink_find(kn, nla_get_u32(info->attrs[KTGEN_A_SINK_ID]));
 	if (sink) {
-		err = ktg_nl_sink_reply(info, sink, KTGEN_CMD_SINK_GET);
+		err = ktg_nl_sink_reply(msg, info, sink, KTGEN_CMD_SINK_GET);
 	} else {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_SINK_ID], "no such sink");
+		nlmsg_free(msg);
 		err = -ENOENT;
 	}
 	mutex_unlock(&kn->lock);

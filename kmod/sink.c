@@ -578,7 +578,7 @@ static void ktg_sink_free(struct ktg_sink *sink)
 		ktg_rx_stats_put(f->rx);
 		kfree(f);
 	}
-	for (i = 0; i < sink->nworkers; i++)
+	for (i = 0; i < sink->nslots; i++)
 		kvfree(sink->workers[i].buf);
 	kfree(sink->workers);
 	free_cpumask_var(sink->p.cpus);
@@ -608,6 +608,7 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		err = -ENOMEM;
 		goto err_free;
 	}
+	sink->nslots = n;
 	err = ktg_sink_socket(kn, sink, extack);
 	if (err)
 		goto err_free;

@@ -15,7 +15,8 @@ struct ktg_sink {
 	struct socket		*sock;		/* listening (TCP) or bound (UDP) */
 	struct ktg_sock_watch	watch;
 	struct ktg_worker	*workers;
-	u32			nworkers;
+	u32			nslots;		/* workers allocated */
+	u32			nworkers;	/* workers started */
 	u32			next_worker;
 	struct ktg_rx_stats	stats;
 	struct list_head	uflows;		/* UDP senders seen */
