@@ -31,12 +31,6 @@ static bool ktg_flow_tcp(const struct ktg_flow *f)
 	return f->run->p.test == KTGEN_TEST_TCP_STREAM;
 }
 
-static int ktg_sockaddr_len(const struct sockaddr_storage *ss)
-{
-	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-					   sizeof(struct sockaddr_in);
-}
-
 /* SO_SNDBUF as setsockopt() sets it (no exported helper in every kernel). */
 static void ktg_set_sndbuf(struct sock *sk, u32 val)
 {
@@ -76,7 +70,7 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 	}
 	if (p->has_local) {
 		err = kernel_bind(f->sock, (struct sockaddr *)&p->local,
-				  ktg_sockaddr_len(&p->local));
+				  ktg_addr_len(&p->local));
 		if (err) {
 			NL_SET_ERR_MSG(extack, "cannot bind the flow to the local address");
 			return err;
@@ -116,7 +110,7 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 	f->deadline = jiffies + KTG_CONNECT_TIMEOUT;
 	f->state = KTG_FLOW_CONNECT;
 	err = kernel_connect(f->sock, (struct sockaddr *)&p->remote,
-			     ktg_sockaddr_len(&p->remote), O_NONBLOCK);
+			     ktg_addr_len(&p->remote), O_NONBLOCK);
 	if (err && err != -EINPROGRESS) {
 		f->error = err;
 		f->state = KTG_FLOW_DONE;

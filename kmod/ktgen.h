@@ -68,6 +68,7 @@ int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u6
 /* Netlink encodings shared by sinks and runs. */
 int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_storage *ss);
 __be16 ktg_addr_port(const struct sockaddr_storage *ss);
+int ktg_addr_len(const struct sockaddr_storage *ss);
 int ktg_cpus_put(struct sk_buff *msg, int attr, const struct cpumask *mask);
 
 /* A kthread bound to one CPU serving a list of sockets; it sleeps until one

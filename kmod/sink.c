@@ -537,9 +537,7 @@ static int ktg_sink_socket(struct ktg_net *kn, struct ktg_sink *sink,
 	sock_set_reuseaddr(sink->sock->sk);
 	if (p->rcvbuf)
 		sock_set_rcvbuf(sink->sock->sk, p->rcvbuf);
-	err = kernel_bind(sink->sock, (struct sockaddr *)&p->addr,
-			  family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-					       sizeof(struct sockaddr_in));
+	err = kernel_bind(sink->sock, (struct sockaddr *)&p->addr, ktg_addr_len(&p->addr));
 	if (err) {
 		if (err == -EADDRINUSE)
 			NL_SET_ERR_MSG(extack, "the port is in use");
@@ -703,6 +701,12 @@ int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_storage *s
 		return nla_put(msg, attr, sizeof(struct in6_addr),
 			       &((const struct sockaddr_in6 *)ss)->sin6_addr);
 	return nla_put_in_addr(msg, attr, ((const struct sockaddr_in *)ss)->sin_addr.s_addr);
+}
+
+int ktg_addr_len(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					   sizeof(struct sockaddr_in);
 }
 
 __be16 ktg_addr_port(const struct sockaddr_storage *ss)
