@@ -22,6 +22,7 @@ top=$(dirname "$here")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
 tiers=${KTGEN_TIERS:-unit uapi checkpatch vm trixie debug}
 passed=0 failed=0
+failures=()
 start=$(date +%s)
 
 has_tier()
@@ -43,8 +44,10 @@ run_tier()
 	p=$(grep -E '^ok [0-9]+' "$log" | grep -vc '# SKIP')
 	s=$(grep -E '^ok [0-9]+' "$log" | grep -c '# SKIP')
 	f=$(grep -cE '^not ok [0-9]+' "$log")
+	mapfile -t -O ${#failures[@]} failures < <(grep -E '^not ok [0-9]+' "$log" | sed "s/^/$name: /")
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		echo "not ok - $name # the tier failed (status $rc)"
+		failures+=("$name: the tier failed (status $rc): $(grep -v '^ok ' "$log" | tail -n 1)")
 		f=1
 	fi
 	echo "# tier $name: $p passed, $f failed, $s skipped in $(( $(date +%s) - t0 )) s"
@@ -87,10 +90,15 @@ if has_tier debug; then
 	else
 		tail -n 30 "$CACHE/debug-kernel.log" | sed 's/^/# /'
 		echo "not ok - debug # the debug kernel did not build"
+		failures+=("debug: the debug kernel did not build")
 		failed=$((failed + 1))
 	fi
 fi
 
 echo "# make check took $(( $(date +%s) - start )) s"
+# The failures again at the end, where a CI log's tail shows them.
+for f in "${failures[@]}"; do
+	echo "# FAILED $f"
+done
 echo "$passed passed, $failed failed"
 [ $failed = 0 ]

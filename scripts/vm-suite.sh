@@ -67,7 +67,14 @@ fi
 if [ -d "$out/gcov" ]; then
 	kb=$(dirname "$ko")
 	cp "$out"/gcov/*.gcda "$kb/"
-	(cd "$kb" && gcov -n -o . ./*.c 2>/dev/null) | awk '
+	# The module's own objects only: ktgen.mod.c has no notes, and gcov
+	# fails on a source without them.
+	srcs=()
+	for g in "$out"/gcov/*.gcda; do
+		g=$(basename "$g" .gcda)
+		[ -e "$kb/$g.c" ] && srcs+=("./$g.c")
+	done
+	(cd "$kb" && gcov -n -o . "${srcs[@]}" 2>/dev/null) | awk '
 		/^File / { f = $2; gsub(/\047/, "", f) }
 		/^Lines executed:/ {
 			split($2, a, ":"); pct = a[2] + 0; n = $4 + 0
@@ -78,7 +85,7 @@ if [ -d "$out/gcov" ]; then
 			}
 		}
 		END { if (tot) printf "# coverage: kmod/ total %.1f%% of %d lines\n", 100 * hit / tot, tot }' |
-		tee "$out/coverage.txt"
+		tee "$out/coverage.txt" || echo "# $lane: coverage could not be read (gcov failed)"
 fi
 echo "$lane: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]
