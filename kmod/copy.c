@@ -146,54 +146,101 @@ void ktg_pages_free(struct ktg_pages *r)
 
 /*
  * Does the stack keep a page handed to it, or copy it? Over loopback in the
- * initial namespace: the receiver has not read yet, so a spliced page is
- * still referenced by the queued skb when the send returns.
+ * initial namespace, for TCP (the receiver has not read yet, so a spliced
+ * page is still referenced by the queued skb when the send returns) and for
+ * UDP (a page corked into a datagram not yet pushed).
  */
-static u32 ktg_splice_result = KTGEN_SPLICE_NONE;
+static u32 ktg_splice_tcp = KTGEN_SPLICE_NONE;
+static u32 ktg_splice_udp = KTGEN_SPLICE_NONE;
 
-u32 ktg_splice_selftest_result(void)
+u32 ktg_splice_selftest_result(bool udp)
 {
-	return ktg_splice_result;
+	return udp ? ktg_splice_udp : ktg_splice_tcp;
 }
 
-void ktg_splice_selftest(void)
+static u32 ktg_splice_held(struct page *page)
+{
+	return page_ref_count(page) > 1 ? KTGEN_SPLICE_SPLICED : KTGEN_SPLICE_COPIED;
+}
+
+static u32 ktg_splice_selftest_tcp(struct page *page)
 {
 	struct sockaddr_in addr = {
 		.sin_family	= AF_INET,
 		.sin_addr	= { htonl(INADDR_LOOPBACK) },
 	};
 	struct socket *lsock, *csock, *asock = NULL;
-	struct page *page;
-	int ret;
+	u32 result = KTGEN_SPLICE_NONE;
 
 	if (sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &lsock))
-		return;
+		return result;
 	if (sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &csock))
 		goto out_lsock;
-	page = alloc_page(GFP_KERNEL);
-	if (!page)
-		goto out_csock;
-	memset(page_address(page), 0x5a, PAGE_SIZE);
-
 	if (kernel_bind(lsock, (struct sockaddr *)&addr, sizeof(addr)) ||
 	    kernel_listen(lsock, 1) ||
 	    kernel_getsockname(lsock, (struct sockaddr *)&addr) < 0 ||
 	    kernel_connect(csock, (struct sockaddr *)&addr, sizeof(addr), 0) ||
 	    kernel_accept(lsock, &asock, 0))
-		goto out_page;	/* no loopback here: nothing to say */
+		goto out_csock;	/* no loopback here: nothing to say */
 
-	ret = ktg_send_page(csock, page, 0, PAGE_SIZE, 0);
-	if (ret == PAGE_SIZE)
-		ktg_splice_result = page_ref_count(page) > 1 ? KTGEN_SPLICE_SPLICED :
-							      KTGEN_SPLICE_COPIED;
-	if (ktg_splice_result == KTGEN_SPLICE_COPIED)
-		pr_info("the splice self-test found the stack copying\n");
-out_page:
-	put_page(page);
-	if (asock)
-		sock_release(asock);
+	if (ktg_send_page(csock, page, 0, PAGE_SIZE, 0) == PAGE_SIZE)
+		result = ktg_splice_held(page);
+	sock_release(asock);
 out_csock:
 	sock_release(csock);
 out_lsock:
 	sock_release(lsock);
+	return result;
+}
+
+static u32 ktg_splice_selftest_dgram(struct page *page)
+{
+	struct sockaddr_in addr = {
+		.sin_family	= AF_INET,
+		.sin_addr	= { htonl(INADDR_LOOPBACK) },
+	};
+	struct socket *rsock, *ssock;
+	u32 result = KTGEN_SPLICE_NONE;
+
+	if (sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP, &rsock))
+		return result;
+	if (sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP, &ssock))
+		goto out_rsock;
+	if (kernel_bind(rsock, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    kernel_getsockname(rsock, (struct sockaddr *)&addr) < 0 ||
+	    kernel_connect(ssock, (struct sockaddr *)&addr, sizeof(addr), 0))
+		goto out_ssock;
+
+	/* Corked, never pushed: the release drops the datagram. */
+	if (ktg_send_page(ssock, page, 0, PAGE_SIZE, MSG_MORE) == PAGE_SIZE)
+		result = ktg_splice_held(page);
+out_ssock:
+	sock_release(ssock);
+out_rsock:
+	sock_release(rsock);
+	return result;
+}
+
+void ktg_splice_selftest(void)
+{
+	struct page *page = alloc_page(GFP_KERNEL);
+
+	if (!page)
+		return;
+	memset(page_address(page), 0x5a, PAGE_SIZE);
+	ktg_splice_tcp = ktg_splice_selftest_tcp(page);
+	put_page(page);
+
+	/* A page of its own: TCP may still hold the first one. */
+	page = alloc_page(GFP_KERNEL);
+	if (!page)
+		return;
+	memset(page_address(page), 0x5a, PAGE_SIZE);
+	ktg_splice_udp = ktg_splice_selftest_dgram(page);
+	put_page(page);
+
+	if (ktg_splice_tcp == KTGEN_SPLICE_COPIED)
+		pr_info("the splice self-test found TCP copying pages\n");
+	if (ktg_splice_udp == KTGEN_SPLICE_COPIED)
+		pr_info("the splice self-test found UDP copying pages\n");
 }

@@ -7,6 +7,8 @@
  *             the stack without another copy;
  *   nocache   the same with the non-temporal copy;
  *   zerocopy  the source pages themselves go to the stack.
+ * TCP sends the page modes a page per call; UDP builds each datagram whole
+ * in one go (header, then its pages, corked).
  * Every call is MSG_DONTWAIT: a flow that cannot send leaves its worker to
  * sleep until the socket reports write space.
  */
@@ -25,6 +27,8 @@
 #define KTG_STAGE_MAX_PAGES	4096
 #define KTG_UDP_CLOSES		3
 #define KTG_UDP_CLOSE_GAP	(HZ / 20)
+/* pages of one datagram's payload: unaligned, it spans one more */
+#define KTG_DGRAM_PAGES		(DIV_ROUND_UP(KTG_MAX_UDP_SIZE, PAGE_SIZE) + 1)
 
 static bool ktg_flow_tcp(const struct ktg_flow *f)
 {
@@ -76,14 +80,11 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 			return err;
 		}
 	}
-	if (!tcp && run->p.tx_mode != KTGEN_TX_MODE_STACK) {
-		NL_SET_ERR_MSG(extack, "udp_stream sends with tx stack only, for now");
-		return -EOPNOTSUPP;
-	}
-	if (tcp && (p->tx_mode == KTGEN_TX_MODE_CACHED ||
-		    p->tx_mode == KTGEN_TX_MODE_NOCACHE)) {
+	if (p->tx_mode == KTGEN_TX_MODE_CACHED || p->tx_mode == KTGEN_TX_MODE_NOCACHE) {
 		/* Enough staging for what the socket may hold unacked. */
-		u32 sndbuf = p->sndbuf ?: READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]);
+		u32 sndbuf = p->sndbuf ?: tcp ?
+			READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]) :
+			READ_ONCE(sk->sk_sndbuf);
 		u32 pages = clamp_t(u32, 2 * (sndbuf >> PAGE_SHIFT),
 				    KTG_STAGE_MIN_PAGES, KTG_STAGE_MAX_PAGES);
 
@@ -211,7 +212,33 @@ static struct page *ktg_stage_page(struct ktg_flow *f)
 	return NULL;
 }
 
-/* cached, nocache, zerocopy: one page (or what is left of it) per call. */
+/* Copy @len bytes at @off of @src into the same place of @dst (cached or
+ * nocache).
+ */
+static void ktg_stage_copy(struct ktg_run *run, struct page *dst, struct page *src,
+			   u32 off, u32 len)
+{
+	void *to = page_address(dst) + off;
+	void *from = page_address(src) + off;
+
+	if (run->p.tx_mode == KTGEN_TX_MODE_NOCACHE)
+		ktg_copy_nocache(to, from, len);
+	else
+		memcpy(to, from, len);
+}
+
+/* From the stack's side, after a send that returned: does it hold the page
+ * it was handed, or did it copy?
+ */
+static void ktg_splice_account(struct ktg_run *run, struct page *pg)
+{
+	if (page_ref_count(pg) > 1)
+		atomic_inc(&run->splice_held);
+	else
+		atomic_inc(&run->splice_copied);
+}
+
+/* TCP cached, nocache, zerocopy: one page (or what is left of it) per call. */
 static int ktg_send_pages(struct ktg_flow *f, u32 len)
 {
 	struct ktg_run *run = f->run;
@@ -227,19 +254,13 @@ static int ktg_send_pages(struct ktg_flow *f, u32 len)
 			f->cur_page = src;
 		} else {
 			struct page *pg = ktg_stage_page(f);
-			void *dst, *from;
 
 			f->stage_blocked = !pg;
 			if (!pg)
 				return -ENOBUFS;
-			dst = page_address(pg) + f->cur_off;
-			from = page_address(src) + f->cur_off;
-			if (run->p.tx_mode == KTGEN_TX_MODE_NOCACHE) {
-				ktg_copy_nocache(dst, from, f->cur_len);
+			ktg_stage_copy(run, pg, src, f->cur_off, f->cur_len);
+			if (run->p.tx_mode == KTGEN_TX_MODE_NOCACHE)
 				ktg_copy_fence();
-			} else {
-				memcpy(dst, from, f->cur_len);
-			}
 			f->cur_page = pg;
 		}
 	}
@@ -248,11 +269,7 @@ static int ktg_send_pages(struct ktg_flow *f, u32 len)
 	ret = ktg_send_page(f->sock, f->cur_page, f->cur_off, f->cur_len, flags);
 	if (ret <= 0)
 		return ret;
-	/* From the stack's side: does it hold the page, or did it copy? */
-	if (page_ref_count(f->cur_page) > 1)
-		atomic_inc(&run->splice_held);
-	else
-		atomic_inc(&run->splice_copied);
+	ktg_splice_account(run, f->cur_page);
 	f->cur_off += ret;
 	f->cur_len -= ret;
 	if (!f->cur_len)
@@ -260,20 +277,28 @@ static int ktg_send_pages(struct ktg_flow *f, u32 len)
 	return ret;
 }
 
-static int ktg_send_dgram(struct ktg_flow *f, u32 len, u32 magic, u64 seq)
+static void ktg_dgram_head(struct ktg_flow *f, struct ktg_dgram *h, u32 magic, u64 seq)
 {
-	struct kvec iov[KTG_SEND_CHUNK / PAGE_SIZE + 2];
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
-	struct ktg_run *run = f->run;
-	struct ktg_dgram h = {
+	*h = (struct ktg_dgram) {
 		.magic		= htonl(magic),
 		.flow		= htonl(f->id),
-		.cookie		= cpu_to_be64(run->cookie),
+		.cookie		= cpu_to_be64(f->run->cookie),
 		.seq		= cpu_to_be64(seq),
-		.pattern_pages	= htonl(run->pattern_pages),
+		.pattern_pages	= htonl(f->run->pattern_pages),
 	};
+}
+
+/* UDP stack: one kernel_sendmsg() of the header and the payload's kvecs. */
+static int ktg_send_dgram(struct ktg_flow *f, u32 len, u32 magic, u64 seq)
+{
+	struct kvec iov[KTG_DGRAM_PAGES + 1];
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct ktg_run *run = f->run;
+	struct ktg_dgram h;
 	u32 plen;
 	int n = 0;
+
+	ktg_dgram_head(f, &h, magic, seq);
 
 	if (len >= sizeof(h)) {
 		iov[n].iov_base = &h;
@@ -285,6 +310,64 @@ static int ktg_send_dgram(struct ktg_flow *f, u32 len, u32 magic, u64 seq)
 		n = ktg_src_kvecs(run, seq * len, len, iov);
 	}
 	return kernel_sendmsg(f->sock, &msg, iov, n, len);
+}
+
+/*
+ * UDP cached, nocache, zerocopy: the whole datagram in one call. Its pages
+ * are copied (or picked) first, so nothing can block once it is started;
+ * then the header and each page go corked (MSG_MORE) and an empty send
+ * pushes the datagram. The corked skb holds every page spliced into it, so
+ * each page's count tells spliced from copied. A send that fails has made
+ * the stack drop what was corked: the datagram starts over or is dropped,
+ * never sent in part.
+ */
+static int ktg_send_dgram_pages(struct ktg_flow *f, u32 len)
+{
+	struct kvec iov[KTG_DGRAM_PAGES];
+	struct page *pages[KTG_DGRAM_PAGES];
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_MORE };
+	struct ktg_run *run = f->run;
+	u32 hlen = len >= sizeof(struct ktg_dgram) ? sizeof(struct ktg_dgram) : 0;
+	u32 plen = len - hlen;
+	int i, n, ret;
+
+	n = ktg_src_kvecs(run, f->seq * plen, plen, iov);
+	for (i = 0; i < n; i++) {
+		struct page *src = virt_to_page(iov[i].iov_base);
+
+		if (run->p.tx_mode == KTGEN_TX_MODE_ZEROCOPY) {
+			pages[i] = src;
+			continue;
+		}
+		pages[i] = ktg_stage_page(f);
+		f->stage_blocked = !pages[i];
+		if (!pages[i])
+			return -ENOBUFS;	/* nothing sent yet */
+		ktg_stage_copy(run, pages[i], src, offset_in_page(iov[i].iov_base),
+			       iov[i].iov_len);
+	}
+	if (n && run->p.tx_mode == KTGEN_TX_MODE_NOCACHE)
+		ktg_copy_fence();
+
+	if (hlen) {
+		struct ktg_dgram h;
+		struct kvec hv = { .iov_base = &h, .iov_len = hlen };
+
+		ktg_dgram_head(f, &h, KTG_MAGIC_DATA, f->seq);
+		ret = kernel_sendmsg(f->sock, &msg, &hv, 1, hlen);
+		if (ret < 0)
+			return ret;
+	}
+	for (i = 0; i < n; i++) {
+		ret = ktg_send_page(f->sock, pages[i], offset_in_page(iov[i].iov_base),
+				    iov[i].iov_len, MSG_DONTWAIT | MSG_MORE);
+		if (ret < 0)
+			return ret;
+		ktg_splice_account(run, pages[i]);
+	}
+	msg.msg_flags = MSG_DONTWAIT;
+	ret = kernel_sendmsg(f->sock, &msg, NULL, 0, 0);
+	return ret < 0 ? ret : len;
 }
 
 static void ktg_flow_drain_start(struct ktg_flow *f)
@@ -376,8 +459,11 @@ static int ktg_flow_send_one(struct ktg_flow *f)
 		f->msg_left = len;
 	}
 	if (!ktg_flow_tcp(f)) {
-		ret = ktg_send_dgram(f, f->msg_left, KTG_MAGIC_DATA, f->seq);
-		if (ret == -ENOBUFS || ret == -ENOMEM) {
+		if (run->p.tx_mode == KTGEN_TX_MODE_STACK)
+			ret = ktg_send_dgram(f, f->msg_left, KTG_MAGIC_DATA, f->seq);
+		else
+			ret = ktg_send_dgram_pages(f, f->msg_left);
+		if ((ret == -ENOBUFS && !f->stage_blocked) || ret == -ENOMEM) {
 			/* Dropped before the wire: not sent, and not lost. */
 			atomic64_inc(&run->send_errors);
 			f->msg_left = 0;

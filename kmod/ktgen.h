@@ -136,7 +136,7 @@ void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages);
 u64 ktg_pattern_check(const u8 *p, u64 off, size_t len, u32 pages, u64 *first);
 int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern);
 void ktg_splice_selftest(void);
-u32 ktg_splice_selftest_result(void);
+u32 ktg_splice_selftest_result(bool udp);
 void ktg_pages_free(struct ktg_pages *r);
 
 /* Sinks (sink.c). */

@@ -283,6 +283,27 @@ static void ktg_conn_close(struct ktg_conn *c)
 	kfree(c);
 }
 
+/*
+ * The worker for a new connection: the next one round the list whose CPU
+ * is not the one the connection's receive softirq ran on (the handshake's
+ * sk_incoming_cpu: the device queue's IRQ CPU, or the sender's on
+ * loopback and veth), so that reading the data does not compete with
+ * receiving it; any worker when the list has no other CPU.
+ */
+static struct ktg_worker *ktg_sink_pick(struct ktg_sink *sink, struct sock *sk)
+{
+	int rx_cpu = READ_ONCE(sk->sk_incoming_cpu);
+	struct ktg_worker *w = NULL;
+	u32 i;
+
+	for (i = 0; i < sink->nworkers; i++) {
+		w = &sink->workers[sink->next_worker++ % sink->nworkers];
+		if (w->cpu != rx_cpu)
+			break;
+	}
+	return w;
+}
+
 /* Accept what is pending on the listening socket: worker 0 does this. */
 static void ktg_sink_accept(struct ktg_sink *sink)
 {
@@ -300,7 +321,7 @@ static void ktg_sink_accept(struct ktg_sink *sink)
 		c->sock = newsock;
 		if (sink->p.rcvbuf)
 			sock_set_rcvbuf(newsock->sk, sink->p.rcvbuf);
-		w = &sink->workers[sink->next_worker++ % sink->nworkers];
+		w = ktg_sink_pick(sink, newsock->sk);
 		atomic64_inc(&sink->stats.conns);
 		ktg_sock_watch(&c->watch, newsock, w);
 		spin_lock_bh(&w->lock);

@@ -73,7 +73,10 @@ static int info_cb(const struct nlmsghdr *nlh, void *data)
 	print_string(PRINT_TEXT, NULL, "  cpu cost:     %s\n",
 		     pmu ? "pmu cycles" : "busy time (no PMU: cycles estimated)");
 	print_enum(tb[KTGEN_A_INFO_SPLICE_SELFTEST], "splice_selftest",
-		   "  splice test:  %s (loopback, at load)\n", splice_names, SPLICE_NAMES);
+		   "  splice test:  tcp %s", splice_names, SPLICE_NAMES);
+	print_enum(tb[KTGEN_A_INFO_SPLICE_SELFTEST_UDP], "splice_selftest_udp",
+		   ", udp %s", splice_names, SPLICE_NAMES);
+	print_string(PRINT_TEXT, NULL, "%s", " (loopback, at load)\n");
 	print_close_object();
 
 	if (attr_u32(tb[KTGEN_A_INFO_ABI_VERSION], 0) != KTGEN_ABI_VERSION)

@@ -89,32 +89,65 @@ t_tcp_veth()
 }
 case_add tcp_veth t_tcp_veth 600 stock
 
-# UDP: sent == received + lost, exactly, late and dup counted apart; the
-# sink's own count (from the senders' closing datagrams) agrees with the
-# run's (sender and sink on one host).
+# What the stack does with a page corked into a UDP datagram, by the
+# module's load-time self-test: 6.5+ splices it; a 6.1 with the sendpage
+# conversion backported (Debian's) copies it. A run must find the same.
+udp_splice()
+{
+	$KTGEN -j info | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["splice_selftest_udp"])'
+}
+
+# udp_one RUN SINK ADDR PORT TX RX SIZE: one UDP stream into a new sink:
+# sent == received + lost, exactly, late and dup counted apart; the sink's
+# own count (from the senders' closing datagrams) agrees with the run's
+# (sender and sink on one host); the page modes report what the stack did.
+udp_one()
+{
+	local run=$1 sink=$2 a=$3 port=$4 tx=$5 rx=$6 size=$7 id out sent splice=none
+
+	[ "$tx" = stack ] || splice=$UDP_SPLICE
+	id=$($sink $KTGEN -j sink add udp local "$a" port "$port" rx "$rx" |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+	out=$($run $KTGEN -j run udp_stream to "$a" port "$port" msgs 3000 size "$size" tx "$tx")
+	echo "$out" | json_check "d['state'] == 'done' and d['tx']['msgs'] > 0 and
+		d['tx']['msgs'] == d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] and
+		d['tx']['msgs'] + d['tx']['send_errors'] == 3000 and
+		d['tx']['bytes'] == d['tx']['msgs'] * $size and
+		d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0 and
+		d['splice'] == '$splice'" ||
+		fail "udp $a tx $tx rx $rx size $size"
+	sent=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["tx"]["msgs"])')
+	$sink $KTGEN -j sink show "$id" | json_check "d['rx']['conns'] == 1 and
+		d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] == $sent" ||
+		fail "udp $a tx $tx rx $rx: the sink's count"
+}
+
+# Every rx mode from tx stack, and every page mode into verify, in
+# datagrams of one page and of several (IP fragments on the veth).
 udp_matrix()
 {
-	local run=$1 sink=$2 a4=$3 a6=$4 port=5200 rx a out sent id modes=$RX_MODES
+	local run=$1 sink=$2 a4=$3 a6=$4 port=5200 tx rx a size modes=$RX_MODES sizes="1200 9000"
 
-	[ "$KTGEN_TIME_SCALE" -gt 1 ] && modes="verify recvmsg discard"
+	UDP_SPLICE=$(udp_splice)
+	if [ "$KTGEN_TIME_SCALE" -gt 1 ]; then
+		modes="verify recvmsg discard"
+		sizes=9000
+	fi
 	for rx in $modes; do
 		for a in "$a4" "$a6"; do
-			id=$($sink $KTGEN -j sink add udp local "$a" port $port rx $rx |
-				/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-			out=$($run $KTGEN -j run udp_stream to "$a" port $port msgs 3000 size 1200)
-			echo "$out" | json_check "d['state'] == 'done' and d['tx']['msgs'] > 0 and
-				d['tx']['msgs'] == d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] and
-				d['tx']['msgs'] + d['tx']['send_errors'] == 3000 and
-				d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0" ||
-				fail "udp $a rx $rx"
-			sent=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["tx"]["msgs"])')
-			$sink $KTGEN -j sink show "$id" | json_check "d['rx']['conns'] == 1 and
-				d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] == $sent" ||
-				fail "udp $a rx $rx: the sink's count"
+			udp_one "$run" "$sink" "$a" $port stack "$rx" 1200
 			port=$((port + 1))
 		done
 	done
-	log "udp: every rx mode, IPv4 and IPv6"
+	for tx in cached nocache zerocopy; do
+		for size in $sizes; do
+			for a in "$a4" "$a6"; do
+				udp_one "$run" "$sink" "$a" $port "$tx" verify "$size"
+				port=$((port + 1))
+			done
+		done
+	done
+	log "udp: every rx mode, every tx path, IPv4 and IPv6 (pages $UDP_SPLICE)"
 }
 
 t_udp_loopback()
@@ -162,6 +195,38 @@ t_many_flows()
 			d['tx']['acked'] == 16 << 20"
 }
 case_add many_flows t_many_flows 300
+
+# CPU ticks (user + system) of the kthread named $1.
+kthread_ticks()
+{
+	local pid
+
+	pid=$(ps -eo pid=,comm= | awk -v c="$1" '$2 == c { print $1 }')
+	[ -n "$pid" ] || fail "no thread $1"
+	awk '{ print $14 + $15 }' "/proc/$pid/stat"
+}
+
+# A sink reads away from where its connections' receive softirq runs: on
+# loopback that is the sender's CPU, so with the run on CPU 0 the sink's
+# worker on CPU 1 serves every connection and the one on CPU 0 only
+# accepts them.
+t_sink_apart()
+{
+	local id idle busy
+
+	load_module
+	id=$($KTGEN -j sink add tcp port 5450 rx touch cpus 0-1 |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 5450 flows 4 cpus 0 bytes 32M |
+		json_check "d['state'] == 'done' and d['rx']['bytes'] == 32 << 20"
+	idle=$(kthread_ticks "ktgen/sink$id:0")
+	busy=$(kthread_ticks "ktgen/sink$id:1")
+	log "sink worker ticks: cpu 0 $idle, cpu 1 $busy"
+	# Round robin would split the work evenly.
+	[ "$busy" -gt 4 ] && [ $((idle * 4)) -le "$busy" ] ||
+		fail "the sink read on the softirq's CPU (cpu 0 $idle ticks, cpu 1 $busy)"
+}
+case_add sink_apart t_sink_apart 120
 
 run_state()
 {
