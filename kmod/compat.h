@@ -68,4 +68,20 @@ static inline int ktg_send_page(struct socket *sock, struct page *page,
 #endif
 }
 
+/* The TSC rate in kHz, to estimate cycles from busy time; 0 where the
+ * architecture has no such constant rate.
+ */
+#ifdef CONFIG_X86
+#include <asm/tsc.h>
+static inline u64 ktg_tsc_khz(void)
+{
+	return tsc_khz;
+}
+#else
+static inline u64 ktg_tsc_khz(void)
+{
+	return 0;
+}
+#endif
+
 #endif /* _KTG_COMPAT_H */

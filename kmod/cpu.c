@@ -1,15 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CPU cost accounting. Cycle counters come from the PMU; where there is none
- * (most VMs) CPU cost falls back to busy time.
+ * CPU cost of a run: every online CPU bracketed over the run's measured
+ * window, reported for the run's CPUs and for the others apart.
+ *
+ * Cycles come from a pinned hardware counter per CPU where there is a PMU.
+ * Where there is none (most VMs: the counter's creation fails with ENOENT)
+ * the cost is busy time from the kernel's per-CPU accounting, with cycles
+ * estimated from the TSC rate. The module parameter cpu_event=sw runs the
+ * counter path with a software event (cpu-clock) standing in, so that the
+ * path is tested where no PMU exists.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/cpumask.h>
 #include <linux/err.h>
+#include <linux/kernel_stat.h>
+#include <linux/moduleparam.h>
 #include <linux/perf_event.h>
+#include <linux/slab.h>
+#include <net/netlink.h>
 
+#include "compat.h"
 #include "ktgen.h"
 
+static char *cpu_event = "cycles";
+module_param(cpu_event, charp, 0444);
+MODULE_PARM_DESC(cpu_event, "CPU cost counter: cycles (PMU, else busy time) or sw (test)");
+
 static bool ktg_have_pmu;
+static u32 ktg_method;
 
 bool ktg_cpu_have_pmu(void)
 {
@@ -24,6 +43,19 @@ static struct perf_event_attr ktg_cycles_attr = {
 	.disabled	= 1,
 };
 
+static struct perf_event_attr ktg_sw_attr = {
+	.type		= PERF_TYPE_SOFTWARE,
+	.config		= PERF_COUNT_SW_CPU_CLOCK,
+	.size		= sizeof(struct perf_event_attr),
+	.pinned		= 1,
+	.disabled	= 1,
+};
+
+static struct perf_event_attr *ktg_cpu_attr(void)
+{
+	return ktg_method == KTGEN_CPU_METHOD_SW_EVENT ? &ktg_sw_attr : &ktg_cycles_attr;
+}
+
 /* Probe once: a hardware cycle counter on one online CPU. */
 int ktg_cpu_init(void)
 {
@@ -32,11 +64,169 @@ int ktg_cpu_init(void)
 	ev = perf_event_create_kernel_counter(&ktg_cycles_attr,
 					      cpumask_first(cpu_online_mask),
 					      NULL, NULL, NULL);
-	if (IS_ERR(ev)) {
-		ktg_have_pmu = false;
-		return 0;
+	ktg_have_pmu = !IS_ERR(ev);
+	if (ktg_have_pmu)
+		perf_event_release_kernel(ev);
+
+	if (!strcmp(cpu_event, "sw")) {
+		ktg_method = KTGEN_CPU_METHOD_SW_EVENT;
+	} else if (!strcmp(cpu_event, "cycles")) {
+		ktg_method = ktg_have_pmu ? KTGEN_CPU_METHOD_PMU_CYCLES :
+					    KTGEN_CPU_METHOD_BUSY_TIME;
+	} else {
+		pr_err("cpu_event=%s: expected cycles or sw\n", cpu_event);
+		return -EINVAL;
 	}
-	perf_event_release_kernel(ev);
-	ktg_have_pmu = true;
+	return 0;
+}
+
+/* Busy time of @cpu in ns: what /proc/stat calls user, nice, system, irq
+ * and softirq (guest time is inside user); idle, iowait and steal are not.
+ */
+static u64 ktg_cpu_busy_ns(int cpu)
+{
+	struct kernel_cpustat kcs;
+
+	kcpustat_cpu_fetch(&kcs, cpu);
+	return kcs.cpustat[CPUTIME_USER] + kcs.cpustat[CPUTIME_NICE] +
+	       kcs.cpustat[CPUTIME_SYSTEM] + kcs.cpustat[CPUTIME_IRQ] +
+	       kcs.cpustat[CPUTIME_SOFTIRQ];
+}
+
+static u64 ktg_cpu_count(struct perf_event *ev)
+{
+	u64 enabled, running;
+
+	return perf_event_read_value(ev, &enabled, &running);
+}
+
+static void ktg_cpu_acct_release(struct ktg_cpu_acct *a)
+{
+	int cpu;
+
+	if (!a->ev)
+		return;
+	for_each_cpu(cpu, &a->online)
+		if (a->ev[cpu])
+			perf_event_release_kernel(a->ev[cpu]);
+	kfree(a->ev);
+	a->ev = NULL;
+}
+
+/* Counters for every online CPU, created disabled; may sleep. */
+int ktg_cpu_acct_init(struct ktg_cpu_acct *a)
+{
+	int cpu;
+
+	a->method = ktg_method;
+	cpumask_copy(&a->online, cpu_online_mask);
+	a->busy = kcalloc(nr_cpu_ids, sizeof(*a->busy), GFP_KERNEL);
+	a->count = kcalloc(nr_cpu_ids, sizeof(*a->count), GFP_KERNEL);
+	if (a->method != KTGEN_CPU_METHOD_BUSY_TIME)
+		a->ev = kcalloc(nr_cpu_ids, sizeof(*a->ev), GFP_KERNEL);
+	if (!a->busy || !a->count || (a->method != KTGEN_CPU_METHOD_BUSY_TIME && !a->ev)) {
+		ktg_cpu_acct_free(a);
+		return -ENOMEM;
+	}
+	if (!a->ev)
+		return 0;
+	for_each_cpu(cpu, &a->online) {
+		struct perf_event *ev;
+
+		ev = perf_event_create_kernel_counter(ktg_cpu_attr(), cpu, NULL, NULL, NULL);
+		if (IS_ERR(ev)) {
+			/* Offline since, or no counter free: busy time. */
+			ktg_cpu_acct_release(a);
+			a->method = KTGEN_CPU_METHOD_BUSY_TIME;
+			return 0;
+		}
+		a->ev[cpu] = ev;
+	}
+	return 0;
+}
+
+void ktg_cpu_acct_free(struct ktg_cpu_acct *a)
+{
+	ktg_cpu_acct_release(a);
+	kfree(a->busy);
+	kfree(a->count);
+	a->busy = NULL;
+	a->count = NULL;
+}
+
+/* The window opens: the starting values, kept to be subtracted. */
+void ktg_cpu_acct_start(struct ktg_cpu_acct *a)
+{
+	int cpu;
+
+	for_each_cpu(cpu, &a->online) {
+		if (a->ev) {
+			perf_event_enable(a->ev[cpu]);
+			a->count[cpu] = ktg_cpu_count(a->ev[cpu]);
+		}
+		a->busy[cpu] = ktg_cpu_busy_ns(cpu);
+	}
+}
+
+/* The window closes: the values become what the window used. Once. */
+void ktg_cpu_acct_stop(struct ktg_cpu_acct *a)
+{
+	int cpu;
+
+	if (test_and_set_bit(0, &a->stopped))
+		return;
+	for_each_cpu(cpu, &a->online) {
+		u64 busy = ktg_cpu_busy_ns(cpu);
+
+		a->busy[cpu] = busy > a->busy[cpu] ? busy - a->busy[cpu] : 0;
+		if (a->ev) {
+			a->count[cpu] = ktg_cpu_count(a->ev[cpu]) - a->count[cpu];
+			perf_event_disable(a->ev[cpu]);
+		}
+	}
+	/* the values before the flag: a reader seeing done sees them */
+	smp_store_release(&a->done, true);
+}
+
+static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu_acct *a,
+			     const struct cpumask *cpus, bool in)
+{
+	u64 busy = 0, cycles = 0, khz = ktg_tsc_khz();
+	struct nlattr *nest;
+	u32 n = 0;
+	int cpu;
+
+	for_each_cpu(cpu, &a->online) {
+		if (cpumask_test_cpu(cpu, cpus) != in)
+			continue;
+		n++;
+		busy += a->busy[cpu];
+		if (a->ev)
+			cycles += a->count[cpu];
+		else
+			cycles += div_u64(a->busy[cpu] * khz, USEC_PER_SEC);
+	}
+	nest = nla_nest_start(msg, attr);
+	if (!nest ||
+	    nla_put_u32(msg, KTGEN_A_CPU_STATS_METHOD, a->method) ||
+	    nla_put_u32(msg, KTGEN_A_CPU_STATS_CPUS, n) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_BUSY_NS, busy, 0) ||
+	    ((a->ev || khz) && nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_CYCLES, cycles, 0)) ||
+	    (!a->ev && khz && nla_put_flag(msg, KTGEN_A_CPU_STATS_ESTIMATED)))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* cpu-run and cpu-other, once the window has closed. */
+int ktg_cpu_acct_put(struct sk_buff *msg, const struct ktg_cpu_acct *a,
+		     const struct cpumask *run_cpus)
+{
+	/* pairs with the release in ktg_cpu_acct_stop() */
+	if (!a->busy || !smp_load_acquire(&a->done))
+		return 0;
+	if (ktg_cpu_put_group(msg, KTGEN_A_RUN_CPU_RUN, a, run_cpus, true) ||
+	    ktg_cpu_put_group(msg, KTGEN_A_RUN_CPU_OTHER, a, run_cpus, false))
+		return -EMSGSIZE;
 	return 0;
 }

@@ -130,8 +130,16 @@ void ktg_flow_close(struct ktg_flow *f)
 	ktg_pages_free(&f->stage);
 }
 
+/* The flow sends no more; the last one closes the run's CPU window. */
+static void ktg_flow_sent_all(struct ktg_flow *f)
+{
+	if (atomic_dec_and_test(&f->run->sending))
+		ktg_cpu_acct_stop(&f->run->cpu);
+}
+
 static void ktg_flow_fail(struct ktg_flow *f, int err)
 {
+	ktg_flow_sent_all(f);
 	f->error = err;
 	f->state = KTG_FLOW_DONE;
 	ktg_run_flow_failed(f->run, f, err);
@@ -143,6 +151,7 @@ static int ktg_flow_connect(struct ktg_flow *f)
 
 	if (READ_ONCE(f->run->stop)) {
 		f->state = KTG_FLOW_DONE;
+		ktg_flow_sent_all(f);
 		return 1;
 	}
 	if (!ktg_flow_tcp(f) || sk->sk_state == TCP_ESTABLISHED) {
@@ -384,6 +393,7 @@ static void ktg_flow_drain_start(struct ktg_flow *f)
 	spin_lock(&run->end_lock);
 	run->end = ktime_get();
 	spin_unlock(&run->end_lock);
+	ktg_flow_sent_all(f);
 }
 
 /* TCP: all acked and the peer closed (a ktgen sink closes once it has read

@@ -189,8 +189,28 @@ void ktg_runs_owner_gone(struct ktg_net *kn, u32 portid);
 void ktg_runs_destroy_all(struct ktg_net *kn);
 void ktg_nl_notify_run_done(struct ktg_run *run);
 
-/* CPU accounting: cycle counters when the CPU has a PMU. */
+/* CPU accounting (cpu.c): every online CPU over a run's measured window,
+ * by cycle counters where the CPU has a PMU, else by busy time.
+ */
+struct perf_event;
+
+struct ktg_cpu_acct {
+	u32			method;		/* enum ktgen_cpu_method */
+	struct cpumask		online;		/* the CPUs bracketed */
+	struct perf_event	**ev;		/* per CPU, counter methods */
+	u64			*busy;		/* per CPU: at start, then used */
+	u64			*count;		/* per CPU: at start, then used */
+	unsigned long		stopped;	/* bit 0: the window closed */
+	bool			done;		/* the values are final */
+};
+
 int ktg_cpu_init(void);
 bool ktg_cpu_have_pmu(void);
+int ktg_cpu_acct_init(struct ktg_cpu_acct *a);
+void ktg_cpu_acct_free(struct ktg_cpu_acct *a);
+void ktg_cpu_acct_start(struct ktg_cpu_acct *a);
+void ktg_cpu_acct_stop(struct ktg_cpu_acct *a);
+int ktg_cpu_acct_put(struct sk_buff *msg, const struct ktg_cpu_acct *a,
+		     const struct cpumask *run_cpus);
 
 #endif /* _KTGEN_H */

@@ -123,6 +123,8 @@ static void ktg_run_done_work(struct work_struct *work)
 	struct ktg_net *kn = run->kn;
 	u32 i;
 
+	/* Not closed by the flows when they failed before sending. */
+	ktg_cpu_acct_stop(&run->cpu);
 	for (i = 0; i < run->nworkers; i++)
 		ktg_worker_stop(&run->workers[i]);
 	for (i = 0; i < run->p.flows; i++)
@@ -146,6 +148,7 @@ static void ktg_run_free(struct ktg_run *run)
 		ktg_rx_stats_unpublish(run->cookie);
 		ktg_rx_stats_put(run->rx);
 	}
+	ktg_cpu_acct_free(&run->cpu);
 	kfree(run->flows);
 	kfree(run->workers);
 	free_cpumask_var(run->p.cpus);
@@ -173,6 +176,10 @@ static int ktg_run_start_workers(struct ktg_run *run)
 			ktg_sock_watch(&f->watch, f->sock, w);
 	}
 	atomic_set(&run->workers_left, n);
+	for (i = 0; i < run->p.flows; i++)
+		if (run->flows[i].state != KTG_FLOW_DONE)
+			atomic_inc(&run->sending);
+	ktg_cpu_acct_start(&run->cpu);
 	run->start = ktime_get();
 	run->deadline = run->p.time_ms ?
 		ktime_add_ms(run->start, run->p.time_ms) : KTIME_MAX;
@@ -220,7 +227,8 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 	run->cookie = atomic64_inc_return(&ktg_cookie_seq);
 	run->rx = ktg_rx_stats_new(run->cookie);
 	run->flows = kcalloc(p->flows, sizeof(*run->flows), GFP_KERNEL);
-	if (!run->rx || !run->flows) {
+	if (!run->rx || !run->flows || ktg_cpu_acct_init(&run->cpu)) {
+		NL_SET_ERR_MSG(extack, "no memory for the run");
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -407,7 +415,8 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	    nla_put_u32(msg, KTGEN_A_RUN_SPLICE, ktg_run_splice(run)) ||
 	    ktg_run_fill_tx(msg, run) ||
 	    (atomic64_read(&run->rx->conns) &&
-	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, ktg_run_lost(run))))
+	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, ktg_run_lost(run))) ||
+	    ktg_cpu_acct_put(msg, &run->cpu, p->cpus))
 		return -EMSGSIZE;
 	return 0;
 }

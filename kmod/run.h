@@ -75,6 +75,8 @@ struct ktg_run {
 	atomic_t		splice_held;
 	atomic_t		splice_copied;
 	atomic_t		workers_left;
+	atomic_t		sending;	/* flows not yet done sending */
+	struct ktg_cpu_acct	cpu;
 
 	struct ktg_rx_stats	*rx;
 	struct ktg_pages	src;

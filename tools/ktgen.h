@@ -67,4 +67,16 @@ int parse_id_arg(const char *cmd, int argc, char **argv, bool all_ok,
 /* Throughput in bit/s of @bytes moved in @ns nanoseconds (0 when ns is 0). */
 uint64_t rate_bps(uint64_t bytes, uint64_t ns);
 
+/* What a group of CPUs spent on a run, per unit of work. A figure whose
+ * denominator is 0 is 0.
+ */
+struct cpu_cost {
+	double	util_pct;		/* busy / (window x cpus), in % */
+	double	cycles_per_byte;
+	double	cycles_per_msg;
+	double	us_per_kb;		/* netperf's service demand: CPU us per KB */
+};
+void cpu_cost(uint64_t busy_ns, uint64_t cycles, uint32_t cpus, uint64_t window_ns,
+	      uint64_t bytes, uint64_t msgs, struct cpu_cost *c);
+
 #endif /* KTGEN_CLI_H */

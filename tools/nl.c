@@ -91,6 +91,8 @@ static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_SPLICE]		= "splice",
 	[KTGEN_A_RUN_TX]		= "tx",
 	[KTGEN_A_RUN_RX]		= "rx",
+	[KTGEN_A_RUN_CPU_RUN]		= "cpu-run",
+	[KTGEN_A_RUN_CPU_OTHER]		= "cpu-other",
 };
 
 const struct attr_set ktg_info_attrs = { "info", info_names, KTGEN_A_INFO_MAX };

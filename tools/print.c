@@ -2,6 +2,7 @@
 /*
  * Text and JSON output from the same calls.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -166,6 +167,23 @@ void print_u64(enum output_type t, const char *key, const char *fmt,
 		fprintf(p.out, "%llu", (unsigned long long)val);
 	} else if (t & PRINT_TEXT) {
 		fprintf(p.out, fmt, (unsigned long long)val);
+	}
+}
+
+/* JSON has no NaN or infinity: those print as null. */
+void print_double(enum output_type t, const char *key, const char *fmt,
+		  double val)
+{
+	if (p.json) {
+		if (!(t & PRINT_JSON))
+			return;
+		json_member(key);
+		if (isfinite(val))
+			fprintf(p.out, "%.6g", val);
+		else
+			fputs("null", p.out);
+	} else if (t & PRINT_TEXT) {
+		fprintf(p.out, fmt, val);
 	}
 }
 

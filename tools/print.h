@@ -32,6 +32,8 @@ void print_u64(enum output_type t, const char *key, const char *fmt,
 	       uint64_t val);
 void print_bool(enum output_type t, const char *key, const char *fmt,
 		bool val);
+void print_double(enum output_type t, const char *key, const char *fmt,
+		  double val);
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* KTGEN_PRINT_H */

@@ -71,6 +71,22 @@ static const enum mnl_attr_data_type run_types[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_SPLICE]		= MNL_TYPE_U32,
 	[KTGEN_A_RUN_TX]		= MNL_TYPE_NESTED,
 	[KTGEN_A_RUN_RX]		= MNL_TYPE_NESTED,
+	[KTGEN_A_RUN_CPU_RUN]		= MNL_TYPE_NESTED,
+	[KTGEN_A_RUN_CPU_OTHER]		= MNL_TYPE_NESTED,
+};
+
+static const enum mnl_attr_data_type cpu_stats_types[KTGEN_A_CPU_STATS_MAX + 1] = {
+	[KTGEN_A_CPU_STATS_METHOD]	= MNL_TYPE_U32,
+	[KTGEN_A_CPU_STATS_CPUS]	= MNL_TYPE_U32,
+	[KTGEN_A_CPU_STATS_BUSY_NS]	= MNL_TYPE_U64,
+	[KTGEN_A_CPU_STATS_CYCLES]	= MNL_TYPE_U64,
+	[KTGEN_A_CPU_STATS_ESTIMATED]	= MNL_TYPE_FLAG,
+};
+
+static const char * const cpu_method_names[] = {
+	[KTGEN_CPU_METHOD_BUSY_TIME]	= "busy-time",
+	[KTGEN_CPU_METHOD_PMU_CYCLES]	= "pmu-cycles",
+	[KTGEN_CPU_METHOD_SW_EVENT]	= "sw-event",
 };
 
 static const enum mnl_attr_data_type tx_stats_types[KTGEN_A_TX_STATS_MAX + 1] = {
@@ -182,6 +198,77 @@ static void print_run_rx(const struct nlattr **tb, uint64_t ns)
 	print_text("\n");
 }
 
+/* " run 1 cpu 97.1% 3.21 cycles/B 0.850 us/KB": one group of CPUs, with
+ * the bytes and messages its side moved.
+ */
+static void print_cpu_group(const struct nlattr *nest, const char *key, uint64_t ns,
+			    uint64_t bytes, uint64_t msgs)
+{
+	const struct nlattr *st[KTGEN_A_CPU_STATS_MAX + 1];
+	uint64_t busy, cycles;
+	uint32_t cpus;
+	struct cpu_cost c;
+
+	nl_parse_nested(nest, cpu_stats_types, KTGEN_A_CPU_STATS_MAX, st);
+	cpus = get_u32(st[KTGEN_A_CPU_STATS_CPUS], 0);
+	busy = st[KTGEN_A_CPU_STATS_BUSY_NS] ? mnl_attr_get_u64(st[KTGEN_A_CPU_STATS_BUSY_NS]) : 0;
+	cycles = st[KTGEN_A_CPU_STATS_CYCLES] ? mnl_attr_get_u64(st[KTGEN_A_CPU_STATS_CYCLES]) : 0;
+	cpu_cost(busy, cycles, cpus, ns, bytes, msgs, &c);
+
+	print_open_object(key);
+	print_text(" %s", key);
+	print_u64(PRINT_ANY, "cpus", " %llu", cpus);
+	print_text(cpus == 1 ? " cpu" : " cpus");
+	print_u64(PRINT_JSON, "busy_ns", NULL, busy);
+	print_double(PRINT_ANY, "util_pct", " %.1f%%", c.util_pct);
+	if (st[KTGEN_A_CPU_STATS_CYCLES]) {
+		print_u64(PRINT_JSON, "cycles", NULL, cycles);
+		print_double(PRINT_ANY, "cycles_per_byte", " %.2f cycles/B", c.cycles_per_byte);
+		print_double(PRINT_JSON, "cycles_per_msg", NULL, c.cycles_per_msg);
+	}
+	print_double(PRINT_ANY, "us_per_kb", " %.3f us/KB", c.us_per_kb);
+	print_close_object();
+}
+
+/*
+ * "  cpu run 1 cpu 97.1% 3.21 cycles/B 0.850 us/KB  other 1 cpu ...
+ * (busy time, cycles estimated)". The run's CPUs are charged with what it
+ * sent; the others (receive softirq, sinks on this host) with what local
+ * sinks received, or what was sent when nothing was received here.
+ */
+static void print_run_cpu(const struct nlattr **tb, uint64_t ns)
+{
+	const struct nlattr *st[KTGEN_A_CPU_STATS_MAX + 1];
+	const struct nlattr *tx = tb[KTGEN_A_RUN_TX], *rx = tb[KTGEN_A_RUN_RX];
+	uint64_t tx_bytes = nl_nested_u64(tx, KTGEN_A_TX_STATS_BYTES);
+	uint64_t tx_msgs = nl_nested_u64(tx, KTGEN_A_TX_STATS_MSGS);
+	uint32_t method;
+	bool est;
+
+	nl_parse_nested(tb[KTGEN_A_RUN_CPU_RUN], cpu_stats_types, KTGEN_A_CPU_STATS_MAX, st);
+	method = get_u32(st[KTGEN_A_CPU_STATS_METHOD], UINT32_MAX);
+	est = !!st[KTGEN_A_CPU_STATS_ESTIMATED];
+
+	print_text("  cpu");
+	print_open_object("cpu");
+	print_enum(st[KTGEN_A_CPU_STATS_METHOD], "method", NULL, cpu_method_names,
+		   ARRAY_SIZE(cpu_method_names));
+	print_bool(PRINT_JSON, "estimated", NULL, est);
+	print_cpu_group(tb[KTGEN_A_RUN_CPU_RUN], "run", ns, tx_bytes, tx_msgs);
+	if (tb[KTGEN_A_RUN_CPU_OTHER]) {
+		print_text(" ");
+		print_cpu_group(tb[KTGEN_A_RUN_CPU_OTHER], "other", ns,
+				rx ? nl_nested_u64(rx, KTGEN_A_RX_STATS_BYTES) : tx_bytes,
+				rx ? nl_nested_u64(rx, KTGEN_A_RX_STATS_MSGS) : tx_msgs);
+	}
+	print_close_object();
+	if (method == KTGEN_CPU_METHOD_BUSY_TIME)
+		print_text(est ? "  (busy time, cycles estimated)" : "  (busy time)");
+	else if (method == KTGEN_CPU_METHOD_SW_EVENT)
+		print_text("  (software event standing in: cycles are ns)");
+	print_text("\n");
+}
+
 /* One run, from a run-get reply or a run-done notification. */
 static void print_run(const struct nlattr **tb)
 {
@@ -195,6 +282,8 @@ static void print_run(const struct nlattr **tb)
 		print_run_tx(tb, ns);
 	if (tb[KTGEN_A_RUN_RX])
 		print_run_rx(tb, ns);
+	if (tb[KTGEN_A_RUN_CPU_RUN])
+		print_run_cpu(tb, ns);
 	print_close_object();
 }
 

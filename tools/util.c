@@ -342,3 +342,19 @@ int parse_id_arg(const char *cmd, int argc, char **argv, bool all_ok,
 	}
 	return 0;
 }
+
+/*
+ * netperf's service demand is CPU utilisation times the number of CPUs
+ * times the elapsed time, in microseconds, per KB (1024 bytes) moved: the
+ * busy time of the group in us per KB.
+ */
+void cpu_cost(uint64_t busy_ns, uint64_t cycles, uint32_t cpus, uint64_t window_ns,
+	      uint64_t bytes, uint64_t msgs, struct cpu_cost *c)
+{
+	double window = (double)window_ns * cpus;
+
+	c->util_pct = window > 0 ? 100.0 * (double)busy_ns / window : 0;
+	c->cycles_per_byte = bytes ? (double)cycles / (double)bytes : 0;
+	c->cycles_per_msg = msgs ? (double)cycles / (double)msgs : 0;
+	c->us_per_kb = bytes ? ((double)busy_ns / 1e3) / ((double)bytes / 1024) : 0;
+}

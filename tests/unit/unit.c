@@ -7,6 +7,7 @@
  * and the printing of hand-built sink and run messages. Output is KTAP.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -425,6 +426,76 @@ static void test_show(void)
 	}
 }
 
+/* Known inputs: netperf's service demand is util x cpus x elapsed (us)
+ * per KB; one CPU busy for all of 10 s moving 15425000000 bytes spends
+ * 1e7 us on 15063476.5625 KB.
+ */
+static bool near(double got, double want)
+{
+	return got == want || fabs(got - want) <= 1e-9 * fabs(want);
+}
+
+static void test_cpu_cost(void)
+{
+	struct cpu_cost c;
+
+	cpu_cost(10000000000ULL, 30000000000ULL, 1, 10000000000ULL,
+		 15425000000ULL, 235000, &c);
+	CHECK(near(c.util_pct, 100));
+	CHECK(near(c.cycles_per_byte, 30000000000.0 / 15425000000.0));
+	CHECK(near(c.cycles_per_msg, 30000000000.0 / 235000));
+	CHECK(near(c.us_per_kb, 1e7 / 15063476.5625));
+	/* two CPUs, 5 s busy between them in 10 s: a quarter of their time */
+	cpu_cost(5000000000ULL, 0, 2, 10000000000ULL, 1024, 1, &c);
+	CHECK(near(c.util_pct, 25));
+	CHECK(c.cycles_per_byte == 0 && c.cycles_per_msg == 0);
+	CHECK(near(c.us_per_kb, 5e6));
+	/* nothing to divide by: zeros, never NaN */
+	cpu_cost(1000, 1000, 0, 0, 0, 0, &c);
+	CHECK(c.util_pct == 0 && c.cycles_per_byte == 0 && c.cycles_per_msg == 0 &&
+	      c.us_per_kb == 0);
+}
+
+static void put_cpu_stats(struct nlmsghdr *nlh, int type, uint32_t cpus,
+			  uint64_t busy, uint64_t cycles)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, type);
+
+	mnl_attr_put_u32(nlh, KTGEN_A_CPU_STATS_METHOD, KTGEN_CPU_METHOD_BUSY_TIME);
+	mnl_attr_put_u32(nlh, KTGEN_A_CPU_STATS_CPUS, cpus);
+	mnl_attr_put_u64(nlh, KTGEN_A_CPU_STATS_BUSY_NS, busy);
+	mnl_attr_put_u64(nlh, KTGEN_A_CPU_STATS_CYCLES, cycles);
+	mnl_attr_put(nlh, KTGEN_A_CPU_STATS_ESTIMATED, 0, NULL);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static void test_cpu_show(void)
+{
+	struct nlmsghdr *nlh;
+	const char *out;
+	char buf[1024];
+
+	nlh = sample_run(buf, KTGEN_RUN_STATE_DONE);
+	put_cpu_stats(nlh, KTGEN_A_RUN_CPU_RUN, 1, 10000000000ULL, 30850000000ULL);
+	put_cpu_stats(nlh, KTGEN_A_RUN_CPU_OTHER, 3, 7500000000ULL, 23137500000ULL);
+	capture_start(false, false);
+	run_print_cb(nlh, NULL);
+	out = capture_end();
+	CHECK(strstr(out, "\n  cpu run 1 cpu 100.0% 2.00 cycles/B 0.664 us/KB  "
+			  "other 3 cpus 25.0% 1.50 cycles/B 0.498 us/KB  "
+			  "(busy time, cycles estimated)\n"));
+	capture_start(true, false);
+	run_print_cb(nlh, NULL);
+	out = capture_end();
+	CHECK(strstr(out, ",\"cpu\":{\"method\":\"busy-time\",\"estimated\":true,"
+			  "\"run\":{\"cpus\":1,\"busy_ns\":10000000000,\"util_pct\":100,"
+			  "\"cycles\":30850000000,\"cycles_per_byte\":2,"
+			  "\"cycles_per_msg\":131277,\"us_per_kb\":0.663857},"
+			  "\"other\":{\"cpus\":3,\"busy_ns\":7500000000,\"util_pct\":25,"
+			  "\"cycles\":23137500000,\"cycles_per_byte\":1.5,"
+			  "\"cycles_per_msg\":98457.4,\"us_per_kb\":0.497893}}}\n"));
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -435,6 +506,8 @@ static const struct {
 	{ "cpulist", test_cpulist },
 	{ "numbers_rates_addrs", test_numbers },
 	{ "sink_run_print", test_show },
+	{ "cpu_cost", test_cpu_cost },
+	{ "cpu_print", test_cpu_show },
 };
 
 int main(void)

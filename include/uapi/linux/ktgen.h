@@ -106,6 +106,22 @@ enum ktgen_splice {
 	KTGEN_SPLICE_COPIED,
 };
 
+/**
+ * enum ktgen_cpu_method - How a run's CPU cost was measured.
+ * @KTGEN_CPU_METHOD_BUSY_TIME: Busy time from the kernel's per-CPU accounting
+ *   (user, nice, system, irq, softirq; idle and steal excluded); cycles
+ *   estimated from it and the TSC rate.
+ * @KTGEN_CPU_METHOD_PMU_CYCLES: Unhalted cycles from a hardware counter per
+ *   CPU.
+ * @KTGEN_CPU_METHOD_SW_EVENT: The counter path with a software event
+ *   (cpu-clock, ns) standing in for cycles, for testing where there is no PMU.
+ */
+enum ktgen_cpu_method {
+	KTGEN_CPU_METHOD_BUSY_TIME,
+	KTGEN_CPU_METHOD_PMU_CYCLES,
+	KTGEN_CPU_METHOD_SW_EVENT,
+};
+
 enum {
 	KTGEN_A_INFO_VERSION = 1,
 	KTGEN_A_INFO_ABI_VERSION,
@@ -154,6 +170,17 @@ enum {
 };
 
 enum {
+	KTGEN_A_CPU_STATS_METHOD = 1,
+	KTGEN_A_CPU_STATS_CPUS,
+	KTGEN_A_CPU_STATS_BUSY_NS,
+	KTGEN_A_CPU_STATS_CYCLES,
+	KTGEN_A_CPU_STATS_ESTIMATED,
+
+	__KTGEN_A_CPU_STATS_MAX,
+	KTGEN_A_CPU_STATS_MAX = (__KTGEN_A_CPU_STATS_MAX - 1)
+};
+
+enum {
 	KTGEN_A_SINK_ID = 1,
 	KTGEN_A_SINK_PROTO,
 	KTGEN_A_SINK_LOCAL_ADDR,
@@ -195,6 +222,8 @@ enum {
 	KTGEN_A_RUN_SPLICE,
 	KTGEN_A_RUN_TX,
 	KTGEN_A_RUN_RX,
+	KTGEN_A_RUN_CPU_RUN,
+	KTGEN_A_RUN_CPU_OTHER,
 
 	__KTGEN_A_RUN_MAX,
 	KTGEN_A_RUN_MAX = (__KTGEN_A_RUN_MAX - 1)
