@@ -396,6 +396,20 @@ static void ktg_flow_drain_start(struct ktg_flow *f)
 	ktg_flow_sent_all(f);
 }
 
+/* What TCP says of the connection once all is sent: retransmits, RTT,
+ * congestion window.
+ */
+static void ktg_flow_tcp_info(struct ktg_flow *f)
+{
+	struct tcp_info ti;
+
+	tcp_get_info(f->sock->sk, &ti);
+	f->retrans = ti.tcpi_total_retrans;
+	f->srtt_us = ti.tcpi_rtt;
+	f->cwnd = ti.tcpi_snd_cwnd;
+	WRITE_ONCE(f->has_info, true);
+}
+
 /* TCP: all acked and the peer closed (a ktgen sink closes once it has read
  * everything), or the drain timed out. UDP: the closing datagrams went.
  */
@@ -428,6 +442,7 @@ static int ktg_flow_drain(struct ktg_flow *f)
 	    !time_after(jiffies, f->deadline) && !READ_ONCE(f->run->abort))
 		return 0;
 
+	ktg_flow_tcp_info(f);
 	lock_sock(sk);
 	written = sizeof(f->hello) + f->bytes;
 	acked = min_t(u64, (u32)(tcp_sk(sk)->snd_una - f->seq0), written);

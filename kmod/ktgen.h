@@ -177,6 +177,7 @@ struct ktg_run_params {
 	u32			sndbuf;
 	bool			nodelay;
 	bool			detach;
+	u32			interval_ms;
 };
 
 int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
@@ -188,6 +189,8 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run);
 void ktg_runs_owner_gone(struct ktg_net *kn, u32 portid);
 void ktg_runs_destroy_all(struct ktg_net *kn);
 void ktg_nl_notify_run_done(struct ktg_run *run);
+void ktg_nl_notify_run_interval(struct ktg_run *run);
+int ktg_run_fill_interval(struct sk_buff *msg, struct ktg_run *run);
 
 /* CPU accounting (cpu.c): every online CPU over a run's measured window,
  * by cycle counters where the CPU has a PMU, else by busy time.

@@ -38,6 +38,11 @@ static struct netlink_range_validation ktg_time_range = {
 	.max	= 86400000,
 };
 
+static struct netlink_range_validation ktg_interval_range = {
+	.min	= 100,
+	.max	= 3600000,
+};
+
 static const struct nla_policy ktg_config_policy[KTGEN_A_CONFIG_MAX + 1] = {
 	[KTGEN_A_CONFIG_BUFFER_BUDGET]	= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_budget_range),
 };
@@ -73,6 +78,7 @@ static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_NODELAY]		= { .type = NLA_FLAG },
 	[KTGEN_A_RUN_DETACH]		= { .type = NLA_FLAG },
 	[KTGEN_A_RUN_ALL]		= { .type = NLA_FLAG },
+	[KTGEN_A_RUN_INTERVAL_MS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_interval_range),
 };
 
 static void *ktg_nl_reply_put(struct sk_buff **msg, struct genl_info *info, u8 cmd)
@@ -454,6 +460,24 @@ void ktg_nl_notify_run_done(struct ktg_run *run)
 	genlmsg_multicast_netns(&ktg_nl_family, kn->net, msg, 0, 0, GFP_KERNEL);
 }
 
+/* From the run's interval work: progress to the events group. */
+void ktg_nl_notify_run_interval(struct ktg_run *run)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &ktg_nl_family, 0, KTGEN_CMD_RUN_INTERVAL);
+	if (!hdr || ktg_run_fill_interval(msg, run)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&ktg_nl_family, run->kn->net, msg, 0, 0, GFP_KERNEL);
+}
+
 static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 {
 	struct nlattr **tb = info->attrs;
@@ -471,6 +495,7 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 			     p->test == KTGEN_TEST_UDP_STREAM ? 1024 : SZ_64K);
 	p->time_ms = ktg_nl_u32(info, KTGEN_A_RUN_TIME_MS, 0);
 	p->sndbuf = ktg_nl_u32(info, KTGEN_A_RUN_SNDBUF, 0);
+	p->interval_ms = ktg_nl_u32(info, KTGEN_A_RUN_INTERVAL_MS, 0);
 	p->ifindex = ktg_nl_u32(info, KTGEN_A_RUN_IFINDEX, 0);
 	p->bytes = tb[KTGEN_A_RUN_BYTES] ? nla_get_u64(tb[KTGEN_A_RUN_BYTES]) : 0;
 	p->msgs = tb[KTGEN_A_RUN_MSGS] ? nla_get_u64(tb[KTGEN_A_RUN_MSGS]) : 0;

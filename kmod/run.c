@@ -117,11 +117,30 @@ static void ktg_run_rx_settle(struct ktg_run *run)
 	}
 }
 
+/* Every interval while the run sends, on the grid from its start. */
+static void ktg_run_interval_work(struct work_struct *work)
+{
+	struct ktg_run *run = container_of(to_delayed_work(work), struct ktg_run,
+					   interval_work);
+	s64 next_ms;
+
+	if (READ_ONCE(run->stop) || !atomic_read(&run->sending))
+		return;
+	run->intervals++;
+	ktg_nl_notify_run_interval(run);
+	next_ms = (s64)(run->intervals + 1) * run->p.interval_ms -
+		  ktime_ms_delta(ktime_get(), run->start);
+	queue_delayed_work(ktg_wq, &run->interval_work,
+			   next_ms > 0 ? msecs_to_jiffies(next_ms) : 0);
+}
+
 static void ktg_run_done_work(struct work_struct *work)
 {
 	struct ktg_run *run = container_of(work, struct ktg_run, done_work);
 	struct ktg_net *kn = run->kn;
 	u32 i;
+
+	cancel_delayed_work_sync(&run->interval_work);
 
 	/* Not closed by the flows when they failed before sending. */
 	ktg_cpu_acct_stop(&run->cpu);
@@ -183,6 +202,9 @@ static int ktg_run_start_workers(struct ktg_run *run)
 	run->start = ktime_get();
 	run->deadline = run->p.time_ms ?
 		ktime_add_ms(run->start, run->p.time_ms) : KTIME_MAX;
+	if (run->p.interval_ms)
+		queue_delayed_work(ktg_wq, &run->interval_work,
+				   msecs_to_jiffies(run->p.interval_ms));
 	cpu = cpumask_first(run->p.cpus);
 	for (i = 0; i < n; i++) {
 		err = ktg_worker_start(&run->workers[i], cpu, ktg_run_worker,
@@ -218,6 +240,7 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 	run->state = KTGEN_RUN_STATE_RUNNING;
 	spin_lock_init(&run->end_lock);
 	INIT_WORK(&run->done_work, ktg_run_done_work);
+	INIT_DELAYED_WORK(&run->interval_work, ktg_run_interval_work);
 	init_completion(&run->done);
 	if (!p->time_ms && !p->bytes && !p->msgs)
 		run->p.time_ms = KTG_DEFAULT_TIME_MS;
@@ -346,23 +369,34 @@ static u32 ktg_run_splice(struct ktg_run *run)
 
 static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
 {
-	u64 bytes = 0, msgs = 0, acked = 0;
+	u64 bytes = 0, msgs = 0, acked = 0, retrans = 0, srtt = 0, cwnd = 0;
+	bool tcp_end = run->p.test == KTGEN_TEST_TCP_STREAM && run->finished;
 	struct nlattr *nest;
-	u32 i;
+	u32 i, info = 0;
 
 	for (i = 0; i < run->p.flows; i++) {
-		bytes += READ_ONCE(run->flows[i].bytes);
-		msgs += READ_ONCE(run->flows[i].msgs);
-		acked += READ_ONCE(run->flows[i].acked);
+		struct ktg_flow *f = &run->flows[i];
+
+		bytes += READ_ONCE(f->bytes);
+		msgs += READ_ONCE(f->msgs);
+		acked += READ_ONCE(f->acked);
+		if (tcp_end && f->has_info) {
+			retrans += f->retrans;
+			srtt += f->srtt_us;
+			cwnd += f->cwnd;
+			info++;
+		}
 	}
 	nest = nla_nest_start(msg, KTGEN_A_RUN_TX);
 	if (!nest ||
 	    nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_BYTES, bytes, 0) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_MSGS, msgs, 0) ||
-	    (run->p.test == KTGEN_TEST_TCP_STREAM && run->finished &&
-	     nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_ACKED, acked, 0)) ||
+	    (tcp_end && nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_ACKED, acked, 0)) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_SEND_ERRORS,
-			      atomic64_read(&run->send_errors), 0))
+			      atomic64_read(&run->send_errors), 0) ||
+	    (info && (nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_RETRANS, retrans, 0) ||
+		      nla_put_u32(msg, KTGEN_A_TX_STATS_SRTT_US, div_u64(srtt, info)) ||
+		      nla_put_u32(msg, KTGEN_A_TX_STATS_CWND, div_u64(cwnd, info)))))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -407,6 +441,7 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	    (p->sndbuf && nla_put_u32(msg, KTGEN_A_RUN_SNDBUF, p->sndbuf)) ||
 	    (p->nodelay && nla_put_flag(msg, KTGEN_A_RUN_NODELAY)) ||
 	    (p->detach && nla_put_flag(msg, KTGEN_A_RUN_DETACH)) ||
+	    (p->interval_ms && nla_put_u32(msg, KTGEN_A_RUN_INTERVAL_MS, p->interval_ms)) ||
 	    nla_put_u32(msg, KTGEN_A_RUN_STATE, run->state) ||
 	    (run->error && (nla_put_u32(msg, KTGEN_A_RUN_ERROR, -run->error) ||
 			    nla_put_u32(msg, KTGEN_A_RUN_ERROR_FLOW, run->error_flow))) ||
@@ -417,6 +452,21 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	    (atomic64_read(&run->rx->conns) &&
 	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, ktg_run_lost(run))) ||
 	    ktg_cpu_acct_put(msg, &run->cpu, p->cpus))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* A run-interval notification: progress so far, counters cumulative. */
+int ktg_run_fill_interval(struct sk_buff *msg, struct ktg_run *run)
+{
+	if (nla_put_u32(msg, KTGEN_A_RUN_ID, run->id) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_STATE, run->state) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_INTERVAL, run->intervals) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RUN_DURATION_NS,
+			      ktime_to_ns(ktime_sub(ktime_get(), run->start)), 0) ||
+	    ktg_run_fill_tx(msg, run) ||
+	    (atomic64_read(&run->rx->conns) &&
+	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, U64_MAX)))
 		return -EMSGSIZE;
 	return 0;
 }

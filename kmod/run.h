@@ -47,6 +47,10 @@ struct ktg_flow {
 	u64			bytes;
 	u64			msgs;
 	u64			acked;
+	bool			has_info;	/* TCP: the figures below, at the end */
+	u32			retrans;
+	u32			srtt_us;
+	u32			cwnd;
 };
 
 struct ktg_run {
@@ -85,6 +89,8 @@ struct ktg_run {
 	struct ktg_worker	*workers;
 	u32			nworkers;
 	struct work_struct	done_work;
+	struct delayed_work	interval_work;
+	u32			intervals;	/* run-interval notifications sent */
 	struct completion	done;
 };
 

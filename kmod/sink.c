@@ -35,6 +35,7 @@ struct ktg_conn {
 	u32			hello_len;
 	u32			pattern_pages;	/* 0: not a ktgen sender */
 	u64			off;		/* payload bytes received */
+	unsigned long		accepted;	/* jiffies */
 };
 
 /* A UDP sender, by its cookie and flow id. */
@@ -284,11 +285,12 @@ static void ktg_conn_close(struct ktg_conn *c)
 }
 
 /*
- * The worker for a new connection: the next one round the list whose CPU
- * is not the one the connection's receive softirq ran on (the handshake's
- * sk_incoming_cpu: the device queue's IRQ CPU, or the sender's on
+ * The worker for a connection whose data has begun to arrive: the next one
+ * round the list whose CPU is not the one the receive softirq ran on
+ * (sk_incoming_cpu: the device queue's IRQ CPU, or the sender's on
  * loopback and veth), so that reading the data does not compete with
- * receiving it; any worker when the list has no other CPU.
+ * receiving it; any worker when the list has no other CPU. The handshake
+ * does not tell: a connect() may run anywhere.
  */
 static struct ktg_worker *ktg_sink_pick(struct ktg_sink *sink, struct sock *sk)
 {
@@ -308,7 +310,6 @@ static struct ktg_worker *ktg_sink_pick(struct ktg_sink *sink, struct sock *sk)
 static void ktg_sink_accept(struct ktg_sink *sink)
 {
 	struct socket *newsock;
-	struct ktg_worker *w;
 	struct ktg_conn *c;
 
 	while (!kernel_accept(sink->sock, &newsock, O_NONBLOCK)) {
@@ -321,9 +322,32 @@ static void ktg_sink_accept(struct ktg_sink *sink)
 		c->sock = newsock;
 		if (sink->p.rcvbuf)
 			sock_set_rcvbuf(newsock->sk, sink->p.rcvbuf);
-		w = ktg_sink_pick(sink, newsock->sk);
+		c->accepted = jiffies;
 		atomic64_inc(&sink->stats.conns);
-		ktg_sock_watch(&c->watch, newsock, w);
+		ktg_sock_watch(&c->watch, newsock, &sink->workers[0]);
+		list_add_tail(&c->node, &sink->pending);
+	}
+}
+
+/* Hand accepted connections to their workers once data (or the end, or
+ * a second of nothing) says where they are received.
+ */
+static void ktg_sink_place(struct ktg_sink *sink)
+{
+	struct ktg_conn *c, *tmp;
+	struct ktg_worker *w;
+
+	list_for_each_entry_safe(c, tmp, &sink->pending, node) {
+		struct sock *sk = c->sock->sk;
+
+		if (skb_queue_empty_lockless(&sk->sk_receive_queue) &&
+		    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) && !READ_ONCE(sk->sk_err) &&
+		    time_before(jiffies, c->accepted + HZ))
+			continue;
+		list_del(&c->node);
+		w = ktg_sink_pick(sink, sk);
+		ktg_sock_unwatch(&c->watch);
+		ktg_sock_watch(&c->watch, c->sock, w);
 		spin_lock_bh(&w->lock);
 		list_add_tail(&c->node, &w->items);
 		spin_unlock_bh(&w->lock);
@@ -341,8 +365,10 @@ static int ktg_sink_tcp_worker(void *arg)
 
 	while (!kthread_should_stop()) {
 		busy = false;
-		if (w == &sink->workers[0])
+		if (w == &sink->workers[0]) {
 			ktg_sink_accept(sink);
+			ktg_sink_place(sink);
+		}
 		spin_lock_bh(&w->lock);
 		list_splice_tail_init(&w->items, &conns);
 		spin_unlock_bh(&w->lock);
@@ -360,6 +386,8 @@ static int ktg_sink_tcp_worker(void *arg)
 		if (!busy)
 			ktg_worker_sleep(w, HZ / 10);
 	}
+	if (w == &sink->workers[0])
+		list_splice_tail_init(&sink->pending, &conns);
 	spin_lock_bh(&w->lock);
 	list_splice_tail_init(&w->items, &conns);
 	spin_unlock_bh(&w->lock);
@@ -618,6 +646,7 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 	sink->kn = kn;
 	sink->p = *p;			/* takes over the cpumask */
 	INIT_LIST_HEAD(&sink->uflows);
+	INIT_LIST_HEAD(&sink->pending);
 	ktg_rx_stats_init(&sink->stats);
 
 	/* TCP: a worker per CPU; UDP: one socket, one worker. */

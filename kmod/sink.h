@@ -18,6 +18,7 @@ struct ktg_sink {
 	u32			nslots;		/* workers allocated */
 	u32			nworkers;	/* workers started */
 	u32			next_worker;
+	struct list_head	pending;	/* TCP: accepted, not yet placed */
 	struct ktg_rx_stats	stats;
 	struct list_head	uflows;		/* UDP senders seen */
 	u32			nuflows;

@@ -50,6 +50,9 @@ static const char * const tx_stats_names[KTGEN_A_TX_STATS_MAX + 1] = {
 	[KTGEN_A_TX_STATS_MSGS]		= "msgs",
 	[KTGEN_A_TX_STATS_ACKED]	= "acked",
 	[KTGEN_A_TX_STATS_SEND_ERRORS]	= "send-errors",
+	[KTGEN_A_TX_STATS_RETRANS]	= "retrans",
+	[KTGEN_A_TX_STATS_SRTT_US]	= "srtt-us",
+	[KTGEN_A_TX_STATS_CWND]		= "cwnd",
 };
 
 static const char * const sink_names[KTGEN_A_SINK_MAX + 1] = {
@@ -93,6 +96,8 @@ static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_RX]		= "rx",
 	[KTGEN_A_RUN_CPU_RUN]		= "cpu-run",
 	[KTGEN_A_RUN_CPU_OTHER]		= "cpu-other",
+	[KTGEN_A_RUN_INTERVAL_MS]	= "interval-ms",
+	[KTGEN_A_RUN_INTERVAL]		= "interval",
 };
 
 const struct attr_set ktg_info_attrs = { "info", info_names, KTGEN_A_INFO_MAX };

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <net/if.h>
@@ -73,6 +74,8 @@ static const enum mnl_attr_data_type run_types[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_RX]		= MNL_TYPE_NESTED,
 	[KTGEN_A_RUN_CPU_RUN]		= MNL_TYPE_NESTED,
 	[KTGEN_A_RUN_CPU_OTHER]		= MNL_TYPE_NESTED,
+	[KTGEN_A_RUN_INTERVAL_MS]	= MNL_TYPE_U32,
+	[KTGEN_A_RUN_INTERVAL]		= MNL_TYPE_U32,
 };
 
 static const enum mnl_attr_data_type cpu_stats_types[KTGEN_A_CPU_STATS_MAX + 1] = {
@@ -94,6 +97,28 @@ static const enum mnl_attr_data_type tx_stats_types[KTGEN_A_TX_STATS_MAX + 1] = 
 	[KTGEN_A_TX_STATS_MSGS]		= MNL_TYPE_U64,
 	[KTGEN_A_TX_STATS_ACKED]	= MNL_TYPE_U64,
 	[KTGEN_A_TX_STATS_SEND_ERRORS]	= MNL_TYPE_U64,
+	[KTGEN_A_TX_STATS_RETRANS]	= MNL_TYPE_U64,
+	[KTGEN_A_TX_STATS_SRTT_US]	= MNL_TYPE_U32,
+	[KTGEN_A_TX_STATS_CWND]		= MNL_TYPE_U32,
+};
+
+/* A run-interval notification: cumulative counts at the interval's end. */
+struct run_interval {
+	uint32_t	index;
+	uint64_t	end_ns;
+	uint64_t	tx_bytes;
+	uint64_t	rx_bytes;
+	bool		has_rx;
+};
+
+/* Waiting for a run's end. */
+struct run_wait {
+	uint32_t		id;
+	bool			done;
+	bool			stopping;	/* RUN_STOP sent on a signal */
+	uint32_t		state;
+	struct run_interval	*iv;		/* received so far */
+	size_t			niv;
 };
 
 static uint32_t get_u32(const struct nlattr *a, uint32_t def)
@@ -139,6 +164,7 @@ static void print_run_config(const struct nlattr **tb)
 	print_opt_u32(tb[KTGEN_A_RUN_SNDBUF], "sndbuf", NULL);
 	print_bool(PRINT_JSON, "nodelay", NULL, !!tb[KTGEN_A_RUN_NODELAY]);
 	print_bool(PRINT_JSON, "detach", NULL, !!tb[KTGEN_A_RUN_DETACH]);
+	print_opt_u32(tb[KTGEN_A_RUN_INTERVAL_MS], "interval_ms", NULL);
 }
 
 /* ": done in 10.00 s", ": failed after 0.01 s: Connection refused (flow 2)" */
@@ -179,6 +205,9 @@ static void print_run_tx(const struct nlattr **tb, uint64_t ns)
 	print_counter(st[KTGEN_A_TX_STATS_ACKED], "acked", "  acked %llu", TEXT_ALWAYS);
 	print_counter(st[KTGEN_A_TX_STATS_SEND_ERRORS], "send_errors",
 		      "  send errors %llu", TEXT_NONZERO);
+	print_counter(st[KTGEN_A_TX_STATS_RETRANS], "retrans", "  retrans %llu", TEXT_ALWAYS);
+	print_opt_u32(st[KTGEN_A_TX_STATS_SRTT_US], "srtt_us", "  srtt %llu us");
+	print_opt_u32(st[KTGEN_A_TX_STATS_CWND], "cwnd", "  cwnd %llu");
 	print_close_object();
 	print_u64(PRINT_JSON, "tx_bps", NULL, bps);
 	if (splice != KTGEN_SPLICE_NONE && splice < SPLICE_NAMES)
@@ -269,8 +298,32 @@ static void print_run_cpu(const struct nlattr **tb, uint64_t ns)
 	print_text("\n");
 }
 
+/* The interval from @prev (NULL: the start) to @iv, as its own figures. */
+static void print_interval(const struct run_interval *prev, const struct run_interval *iv)
+{
+	uint64_t start = prev ? prev->end_ns : 0, ns = iv->end_ns - start;
+	uint64_t tx = iv->tx_bytes - (prev ? prev->tx_bytes : 0);
+	uint64_t rx = iv->rx_bytes - (prev ? prev->rx_bytes : 0);
+
+	print_open_object(NULL);
+	print_u64(PRINT_ANY, "interval", "  interval %llu", iv->index);
+	print_u64(PRINT_JSON, "start_ns", NULL, start);
+	print_u64(PRINT_JSON, "end_ns", NULL, iv->end_ns);
+	print_text("  %.2f-%.2f s", start / 1e9, iv->end_ns / 1e9);
+	print_u64(PRINT_JSON, "tx_bytes", NULL, tx);
+	print_u64(PRINT_JSON, "tx_bps", NULL, rate_bps(tx, ns));
+	print_text("  tx %.2f Gbit/s", rate_bps(tx, ns) / 1e9);
+	if (iv->has_rx) {
+		print_u64(PRINT_JSON, "rx_bytes", NULL, rx);
+		print_u64(PRINT_JSON, "rx_bps", NULL, rate_bps(rx, ns));
+		print_text("  rx %.2f Gbit/s", rate_bps(rx, ns) / 1e9);
+	}
+	print_text("\n");
+	print_close_object();
+}
+
 /* One run, from a run-get reply or a run-done notification. */
-static void print_run(const struct nlattr **tb)
+static void print_run(const struct nlattr **tb, const struct run_wait *w)
 {
 	uint64_t ns = tb[KTGEN_A_RUN_DURATION_NS] ?
 		      mnl_attr_get_u64(tb[KTGEN_A_RUN_DURATION_NS]) : 0;
@@ -284,6 +337,15 @@ static void print_run(const struct nlattr **tb)
 		print_run_rx(tb, ns);
 	if (tb[KTGEN_A_RUN_CPU_RUN])
 		print_run_cpu(tb, ns);
+	/* Text showed the intervals as they came. */
+	if (w && w->niv && print_is_json()) {
+		size_t i;
+
+		print_open_array("intervals");
+		for (i = 0; i < w->niv; i++)
+			print_interval(i ? &w->iv[i - 1] : NULL, &w->iv[i]);
+		print_close_array();
+	}
 	print_close_object();
 }
 
@@ -310,17 +372,9 @@ int run_print_cb(const struct nlmsghdr *nlh, void *data)
 
 	(void)data;
 	parse_run(nlh, tb);
-	print_run(tb);
+	print_run(tb, NULL);
 	return MNL_CB_OK;
 }
-
-/* Waiting for a run's end. */
-struct run_wait {
-	uint32_t	id;
-	bool		done;
-	bool		stopping;	/* RUN_STOP sent on a signal */
-	uint32_t	state;
-};
 
 static volatile sig_atomic_t got_signal;
 
@@ -344,17 +398,52 @@ static int run_wait_msg(const struct nlmsghdr *nlh, struct run_wait *w, bool ntf
 	if (!ntf && (state == KTGEN_RUN_STATE_RUNNING ||
 		     state == KTGEN_RUN_STATE_STOPPING))
 		return MNL_CB_OK;
-	print_run(tb);
+	print_run(tb, w);
 	w->state = state;
 	w->done = true;
 	return MNL_CB_STOP;
 }
 
+/* A run-interval notification: kept for JSON, shown at once in text. */
+static int run_interval_msg(const struct nlmsghdr *nlh, struct run_wait *w)
+{
+	const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
+	struct run_interval *iv;
+
+	parse_run(nlh, tb);
+	if (get_u32(tb[KTGEN_A_RUN_ID], 0) != w->id || !tb[KTGEN_A_RUN_DURATION_NS])
+		return MNL_CB_OK;
+	iv = realloc(w->iv, (w->niv + 1) * sizeof(*iv));
+	if (!iv)
+		return MNL_CB_OK;	/* a progress line less */
+	w->iv = iv;
+	iv += w->niv;
+	iv->index = get_u32(tb[KTGEN_A_RUN_INTERVAL], (uint32_t)w->niv + 1);
+	iv->end_ns = mnl_attr_get_u64(tb[KTGEN_A_RUN_DURATION_NS]);
+	iv->tx_bytes = nl_nested_u64(tb[KTGEN_A_RUN_TX], KTGEN_A_TX_STATS_BYTES);
+	iv->has_rx = tb[KTGEN_A_RUN_RX];
+	iv->rx_bytes = nl_nested_u64(tb[KTGEN_A_RUN_RX], KTGEN_A_RX_STATS_BYTES);
+	/* Out of order or repeated: not an interval of this sequence. */
+	if (w->niv && (iv->end_ns <= iv[-1].end_ns || iv->tx_bytes < iv[-1].tx_bytes ||
+		       iv->rx_bytes < iv[-1].rx_bytes))
+		return MNL_CB_OK;
+	if (!print_is_json()) {
+		print_interval(w->niv ? &iv[-1] : NULL, iv);
+		fflush(stdout);
+	}
+	w->niv++;
+	return MNL_CB_OK;
+}
+
 static int run_done_cb(const struct nlmsghdr *nlh, void *data)
 {
-	if (nl_genl_cmd(nlh) != KTGEN_CMD_RUN_DONE)
-		return MNL_CB_OK;
-	return run_wait_msg(nlh, data, true);
+	switch (nl_genl_cmd(nlh)) {
+	case KTGEN_CMD_RUN_DONE:
+		return run_wait_msg(nlh, data, true);
+	case KTGEN_CMD_RUN_INTERVAL:
+		return run_interval_msg(nlh, data);
+	}
+	return MNL_CB_OK;
 }
 
 static int run_get_wait_cb(const struct nlmsghdr *nlh, void *data)
@@ -439,6 +528,8 @@ struct run_args {
 	uint32_t	sndbuf;
 	bool		nodelay;
 	bool		detach;
+	bool		has_interval;
+	uint32_t	interval_ms;
 };
 
 static int kw_to(struct run_args *a, const char *v)
@@ -519,6 +610,12 @@ static int kw_sndbuf(struct run_args *a, const char *v)
 	return parse_size_u32(v, &a->sndbuf);
 }
 
+static int kw_interval(struct run_args *a, const char *v)
+{
+	a->has_interval = true;
+	return parse_secs_ms(v, &a->interval_ms);
+}
+
 static const struct run_kw {
 	const char	*name;
 	int		(*parse)(struct run_args *a, const char *v);
@@ -537,6 +634,7 @@ static const struct run_kw {
 	{ "tx",		kw_tx,		"stack, cached, nocache or zerocopy" },
 	{ "buffer",	kw_buffer,	"a size in bytes" },
 	{ "sndbuf",	kw_sndbuf,	"a size in bytes below 4G" },
+	{ "interval",	kw_interval,	"seconds, like 1 or 0.5" },
 };
 
 /* One "keyword [value]" of a run; returns the words used, or -1. */
@@ -636,6 +734,8 @@ static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 		mnl_attr_put(nlh, KTGEN_A_RUN_NODELAY, 0, NULL);
 	if (a->detach)
 		mnl_attr_put(nlh, KTGEN_A_RUN_DETACH, 0, NULL);
+	if (a->has_interval)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_INTERVAL_MS, a->interval_ms);
 }
 
 static int run_id_cb(const struct nlmsghdr *nlh, void *data)
@@ -699,6 +799,7 @@ static int run_attached(struct nl_ctx *ctx, const struct run_args *a)
 	if (!err)
 		err = run_wait(ctx, &w, &waitmask);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	free(w.iv);
 	if (err)
 		return EXIT_FAIL;
 	return w.state == KTGEN_RUN_STATE_DONE || w.state == KTGEN_RUN_STATE_STOPPED ?
@@ -728,6 +829,7 @@ static void run_usage(FILE *f)
 	      "                 [time SECS | bytes N | msgs N]\n"
 	      "                 [tx stack|cached|nocache|zerocopy]\n"
 	      "                 [buffer BYTES] [sndbuf BYTES] [nodelay] [detach]\n"
+	      "                 [interval SECS]\n"
 	      "       ktgen run show [ID]\n"
 	      "       ktgen run stop ID|all\n"
 	      "       ktgen run del ID|all\n"
@@ -735,6 +837,7 @@ static void run_usage(FILE *f)
 	      "Ctrl-C stops it early and prints the partial result. detach prints\n"
 	      "the run's id and leaves it running ('ktgen run show ID').\n"
 	      "time: seconds, fractions allowed (default 10 s without a limit)\n"
+	      "interval: a progress line (JSON: an intervals array) this often\n"
 	      "cpus: CPUs for the sending workers, e.g. 0-3,8\n", f);
 }
 

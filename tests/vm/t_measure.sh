@@ -62,3 +62,61 @@ t_cpu_sw_event()
 		fail "no message for a bad cpu_event"
 }
 case_add cpu_sw_event t_cpu_sw_event 120
+
+# interval: progress every half second. The intervals tile the window from
+# its start, and what they add up to falls short of the totals by at most
+# what one interval carries (the part after the last one).
+t_intervals()
+{
+	local out
+
+	load_module
+	$KTGEN sink add tcp port 5502 rx discard >/dev/null
+	out=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5502 time 3 interval 0.5)
+	echo "$out" | json_check "d['state'] == 'done' and d['interval_ms'] == 500 and
+		len(d['intervals']) >= 4 and
+		[i['interval'] for i in d['intervals']] == list(range(1, len(d['intervals']) + 1)) and
+		d['intervals'][0]['start_ns'] == 0 and
+		all(a['end_ns'] == b['start_ns'] for a, b in zip(d['intervals'], d['intervals'][1:])) and
+		all(abs(i['end_ns'] - 500e6 * i['interval']) < 250e6 for i in d['intervals']) and
+		all(i['tx_bytes'] > 0 for i in d['intervals']) and
+		0 <= d['tx']['bytes'] - sum(i['tx_bytes'] for i in d['intervals']) <=
+		     2 * max(i['tx_bytes'] for i in d['intervals']) and
+		0 <= d['rx']['bytes'] - sum(i['rx_bytes'] for i in d['intervals']) <=
+		     2 * max(i['rx_bytes'] for i in d['intervals'])"
+	out=$($KTGEN run tcp_stream to 127.0.0.1 port 5502 time 1.2 interval 0.5)
+	log "$out"
+	echo "$out" | grep -Eq "^  interval 1  0.00-0.5[0-9] s  tx [0-9.]+ Gbit/s  rx [0-9.]+ Gbit/s$" ||
+		fail "no progress line"
+	expect_fail 1 "interval-ms" $KTGEN run tcp_stream to 127.0.0.1 port 5502 interval 0.05
+}
+case_add intervals t_intervals 120
+
+# TCP's own view of the flows: retransmits (none on a clean veth, some
+# through 3% netem loss, equal to the namespace's RetransSegs), RTT, cwnd.
+retrans_segs()
+{
+	ip netns exec "$1" awk '$1 == "Tcp:" && n++ { for (i = 1; i <= NF; i++) if (h[i] == "RetransSegs") print $i }
+		$1 == "Tcp:" { for (i = 1; i <= NF; i++) h[i] = $i }' /proc/net/snmp
+}
+
+t_tcp_info()
+{
+	local before after out
+
+	load_module
+	veth_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5503 rx discard >/dev/null
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 5503 bytes 4M flows 2 |
+		json_check "d['state'] == 'done' and d['tx']['retrans'] == 0 and
+			d['tx']['srtt_us'] > 0 and d['tx']['cwnd'] >= 10"
+	tc -n "$NS_A" qdisc add dev ktg0 root netem loss 3%
+	before=$(retrans_segs "$NS_A")
+	out=$(ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 5503 bytes 4M flows 2)
+	after=$(retrans_segs "$NS_A")
+	log "RetransSegs +$((after - before))"
+	echo "$out" | json_check "d['state'] == 'done' and d['tx']['acked'] == 4 << 20 and
+		d['tx']['retrans'] > 0 and d['tx']['retrans'] == $((after - before))" ||
+		fail "retransmits disagree with the namespace's RetransSegs"
+}
+case_add tcp_info t_tcp_info 180
