@@ -50,7 +50,11 @@ static void json_indent(void)
 		fputs("  ", p.out);
 }
 
-/* Separator and key before a member. */
+static void json_string(const char *s);
+
+/* Separator and key before a member; keys are escaped like values (device
+ * statistics names come from drivers).
+ */
 static void json_member(const char *key)
 {
 	if (!p.first[p.depth])
@@ -59,7 +63,8 @@ static void json_member(const char *key)
 	if (p.depth)
 		json_indent();
 	if (key) {
-		fprintf(p.out, "\"%s\":", key);
+		json_string(key);
+		fputc(':', p.out);
 		if (p.pretty)
 			fputc(' ', p.out);
 	}

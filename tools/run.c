@@ -13,6 +13,7 @@
 #include <linux/genetlink.h>
 #include <linux/ktgen.h>
 
+#include "counters.h"
 #include "ktgen.h"
 #include "nl.h"
 #include "print.h"
@@ -119,6 +120,8 @@ struct run_wait {
 	uint32_t		state;
 	struct run_interval	*iv;		/* received so far */
 	size_t			niv;
+	struct ctr_set		before;		/* counters at the start */
+	struct ctr_set		delta;		/* and their change at the end */
 };
 
 static uint32_t get_u32(const struct nlattr *a, uint32_t def)
@@ -337,6 +340,8 @@ static void print_run(const struct nlattr **tb, const struct run_wait *w)
 		print_run_rx(tb, ns);
 	if (tb[KTGEN_A_RUN_CPU_RUN])
 		print_run_cpu(tb, ns);
+	if (w && w->delta.n)
+		counters_print(&w->delta);
 	/* Text showed the intervals as they came. */
 	if (w && w->niv && print_is_json()) {
 		size_t i;
@@ -398,6 +403,8 @@ static int run_wait_msg(const struct nlmsghdr *nlh, struct run_wait *w, bool ntf
 	if (!ntf && (state == KTGEN_RUN_STATE_RUNNING ||
 		     state == KTGEN_RUN_STATE_STOPPING))
 		return MNL_CB_OK;
+	counters_read(&w->delta);
+	counters_delta(&w->delta, &w->before);
 	print_run(tb, w);
 	w->state = state;
 	w->done = true;
@@ -795,11 +802,14 @@ static int run_attached(struct nl_ctx *ctx, const struct run_args *a)
 	sigdelset(&waitmask, SIGINT);
 	sigdelset(&waitmask, SIGTERM);
 
+	counters_read(&w.before);
 	err = run_start(ctx, a, &w.id);
 	if (!err)
 		err = run_wait(ctx, &w, &waitmask);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	free(w.iv);
+	counters_free(&w.before);
+	counters_free(&w.delta);
 	if (err)
 		return EXIT_FAIL;
 	return w.state == KTGEN_RUN_STATE_DONE || w.state == KTGEN_RUN_STATE_STOPPED ?

@@ -120,3 +120,40 @@ t_tcp_info()
 		fail "retransmits disagree with the namespace's RetransSegs"
 }
 case_add tcp_info t_tcp_info 180
+
+# Counters read around a run: over the veth, the device's packet count and
+# the stack's UDP datagrams as the test reads them itself around the
+# command (nothing else sends: IPv6 is off on the pair here), and every
+# counter in JSON with only the changed ones in text.
+t_counters()
+{
+	local before after snmp0 snmp1 out
+
+	load_module
+	veth_pair
+	ip netns exec "$NS_A" sysctl -qw net.ipv6.conf.ktg0.disable_ipv6=1
+	ip netns exec "$NS_B" sysctl -qw net.ipv6.conf.ktg1.disable_ipv6=1
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5504 rx discard >/dev/null
+	before=$(ip netns exec "$NS_A" cat /sys/class/net/ktg0/statistics/tx_packets)
+	snmp0=$(ip netns exec "$NS_A" awk '$1 == "Udp:" && n++ { print $5 }' /proc/net/snmp)
+	out=$(ip netns exec "$NS_A" $KTGEN -j run udp_stream to 10.77.0.2 port 5504 msgs 2000 size 1000)
+	after=$(ip netns exec "$NS_A" cat /sys/class/net/ktg0/statistics/tx_packets)
+	snmp1=$(ip netns exec "$NS_A" awk '$1 == "Udp:" && n++ { print $5 }' /proc/net/snmp)
+	log "ktg0 tx_packets +$((after - before)), Udp.OutDatagrams +$((snmp1 - snmp0))"
+	echo "$out" | json_check "d['state'] == 'done' and
+		d['counters']['devices']['ktg0']['stats']['tx_packets'] == $((after - before)) and
+		d['counters']['snmp']['Udp.OutDatagrams'] == $((snmp1 - snmp0)) and
+		d['counters']['snmp']['Udp.OutDatagrams'] +
+		    d['counters']['snmp']['Udp.SndbufErrors'] == d['tx']['msgs'] + 3 and
+		'peer_ifindex' in d['counters']['devices']['ktg0']['ethtool'] and
+		d['counters']['softnet']['processed'] >= 0 and
+		'Tcp.RetransSegs' in d['counters']['snmp'] and
+		'TcpExt.TCPLossProbes' in d['counters']['netstat']" ||
+		fail "counter deltas"
+	out=$(ip netns exec "$NS_A" $KTGEN run udp_stream to 10.77.0.2 port 5504 msgs 100 size 1000)
+	log "$out"
+	echo "$out" | grep -q "Udp.OutDatagrams +103" || fail "changed counters not in text"
+	echo "$out" | grep -q "Tcp.RetransSegs" && fail "an unchanged counter in text"
+	return 0
+}
+case_add counters t_counters 120

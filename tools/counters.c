@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What the stack and the devices counted while a run went: /proc/net/snmp,
+ * netstat and snmp6, softnet_stat, and for every device that is up (but
+ * lo) its statistics and its ethtool -S, read before and after; the
+ * differences go with the run's result.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+
+#include "counters.h"
+#include "print.h"
+
+static void ctr_add(struct ctr_set *s, enum ctr_group g, const char *dev,
+		    const char *name, uint64_t val)
+{
+	struct ctr *c;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256;
+
+		c = realloc(s->v, cap * sizeof(*c));
+		if (!c)
+			return;		/* a counter less */
+		s->v = c;
+		s->cap = cap;
+	}
+	c = &s->v[s->n++];
+	c->group = g;
+	snprintf(c->dev, sizeof(c->dev), "%.15s", dev ? dev : "");
+	snprintf(c->name, sizeof(c->name), "%.63s", name);
+	c->val = val;
+}
+
+void counters_free(struct ctr_set *s)
+{
+	free(s->v);
+	memset(s, 0, sizeof(*s));
+}
+
+/* "Tcp: RtoAlgorithm RtoMin ..." then "Tcp: 1 200 ...": Tcp.RtoMin = 200. */
+static void read_pairs(struct ctr_set *s, enum ctr_group g, const char *path)
+{
+	char names[8192], vals[8192];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while (fgets(names, sizeof(names), f) && fgets(vals, sizeof(vals), f)) {
+		char *sn, *sv, *n, *v, *pfx;
+
+		pfx = strtok_r(names, " \n", &sn);
+		if (!pfx || strncmp(pfx, vals, strlen(pfx)))
+			break;
+		strtok_r(vals, " \n", &sv);
+		pfx[strlen(pfx) - 1] = '\0';	/* the colon */
+		while ((n = strtok_r(NULL, " \n", &sn)) && (v = strtok_r(NULL, " \n", &sv))) {
+			char name[CTR_NAME_LEN];
+
+			snprintf(name, sizeof(name), "%s.%s", pfx, n);
+			ctr_add(s, g, NULL, name, strtoull(v, NULL, 10));
+		}
+	}
+	fclose(f);
+}
+
+/* "Ip6InReceives   123" */
+static void read_snmp6(struct ctr_set *s)
+{
+	FILE *f = fopen("/proc/net/snmp6", "r");
+	char name[CTR_NAME_LEN];
+	unsigned long long v;
+
+	if (!f)
+		return;
+	while (fscanf(f, "%63s %llu", name, &v) == 2)
+		ctr_add(s, CTR_SNMP6, NULL, name, v);
+	fclose(f);
+}
+
+/* Per-CPU hex columns: processed, dropped, time_squeeze; summed. */
+static void read_softnet(struct ctr_set *s)
+{
+	static const char * const cols[] = { "processed", "dropped", "time_squeeze" };
+	uint64_t sum[3] = { 0 };
+	FILE *f = fopen("/proc/net/softnet_stat", "r");
+	unsigned int v[3];
+	char line[512];
+	size_t i;
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%x %x %x", &v[0], &v[1], &v[2]) == 3)
+			for (i = 0; i < 3; i++)
+				sum[i] += v[i];
+	fclose(f);
+	for (i = 0; i < 3; i++)
+		ctr_add(s, CTR_SOFTNET, NULL, cols[i], sum[i]);
+}
+
+static int read_u64_file(const char *path, uint64_t *v, int base)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fscanf(f, base == 16 ? "%" SCNx64 : "%" SCNu64, v) == 1;
+	fclose(f);
+	return ok ? 0 : -1;
+}
+
+static void read_dev_stats(struct ctr_set *s, const char *dev)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics", dev);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		uint64_t v;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", dev, e->d_name);
+		if (!read_u64_file(path, &v, 10))
+			ctr_add(s, CTR_DEV, dev, e->d_name, v);
+	}
+	closedir(d);
+}
+
+/* ethtool -S: the string set's size, its names, then the values. */
+static void read_ethtool(struct ctr_set *s, int fd, const char *dev)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t len;
+	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_STATS } };
+	struct ethtool_gstrings *names = NULL;
+	struct ethtool_stats *stats = NULL;
+	struct ifreq ifr = { 0 };
+	uint32_t n, i;
+
+	memcpy(ifr.ifr_name, dev, strlen(dev) + 1);	/* shorter than IFNAMSIZ */
+	ifr.ifr_data = (void *)&sset;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) || !(sset.hdr.sset_mask & (1ULL << ETH_SS_STATS)))
+		return;
+	n = sset.len;
+	if (!n || n > 65536)
+		return;
+	names = calloc(1, sizeof(*names) + (size_t)n * ETH_GSTRING_LEN);
+	stats = calloc(1, sizeof(*stats) + (size_t)n * sizeof(uint64_t));
+	if (!names || !stats)
+		goto out;
+	names->cmd = ETHTOOL_GSTRINGS;
+	names->string_set = ETH_SS_STATS;
+	names->len = n;
+	ifr.ifr_data = (void *)names;
+	if (ioctl(fd, SIOCETHTOOL, &ifr))
+		goto out;
+	stats->cmd = ETHTOOL_GSTATS;
+	stats->n_stats = n;
+	ifr.ifr_data = (void *)stats;
+	if (ioctl(fd, SIOCETHTOOL, &ifr))
+		goto out;
+	for (i = 0; i < n && i < stats->n_stats; i++) {
+		char name[ETH_GSTRING_LEN + 1];
+
+		memcpy(name, names->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
+		name[ETH_GSTRING_LEN] = '\0';
+		ctr_add(s, CTR_ETHTOOL, dev, name, stats->data[i]);
+	}
+out:
+	free(names);
+	free(stats);
+}
+
+void counters_read(struct ctr_set *s)
+{
+	struct dirent *e;
+	DIR *d;
+	int fd;
+
+	s->n = 0;
+	read_pairs(s, CTR_SNMP, "/proc/net/snmp");
+	read_pairs(s, CTR_NETSTAT, "/proc/net/netstat");
+	read_snmp6(s);
+	read_softnet(s);
+
+	d = opendir("/sys/class/net");
+	if (!d)
+		return;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+		uint64_t flags;
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "lo") ||
+		    strlen(e->d_name) >= IFNAMSIZ)
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/net/%s/flags", e->d_name);
+		if (read_u64_file(path, &flags, 16) || !(flags & IFF_UP))
+			continue;
+		read_dev_stats(s, e->d_name);
+		if (fd >= 0)
+			read_ethtool(s, fd, e->d_name);
+	}
+	if (fd >= 0)
+		close(fd);
+	closedir(d);
+}
+
+/* @after becomes after - before, counter by counter (new ones: as read). */
+void counters_delta(struct ctr_set *after, const struct ctr_set *before)
+{
+	size_t i, j = 0, k;
+
+	for (i = 0; i < after->n; i++) {
+		struct ctr *a = &after->v[i];
+
+		/* Same order as before, nearly always: look from the last match. */
+		for (k = 0; k < before->n; k++) {
+			const struct ctr *b = &before->v[(j + k) % before->n];
+
+			if (b->group == a->group && !strcmp(b->name, a->name) &&
+			    !strcmp(b->dev, a->dev)) {
+				a->val = a->val >= b->val ? a->val - b->val : 0;
+				j = (j + k + 1) % before->n;
+				break;
+			}
+		}
+	}
+}
+
+static const char * const group_keys[] = {
+	[CTR_SNMP]	= "snmp",
+	[CTR_NETSTAT]	= "netstat",
+	[CTR_SNMP6]	= "snmp6",
+	[CTR_SOFTNET]	= "softnet",
+	[CTR_DEV]	= "stats",
+	[CTR_ETHTOOL]	= "ethtool",
+};
+
+/* "Tcp.RetransSegs", "softnet.dropped", "eth0.rx_bytes", "eth0:rx_pkts" */
+static void ctr_label(const struct ctr *c, char *buf, size_t len)
+{
+	switch (c->group) {
+	case CTR_SOFTNET:
+		snprintf(buf, len, "softnet.%s", c->name);
+		break;
+	case CTR_DEV:
+		snprintf(buf, len, "%s.%s", c->dev, c->name);
+		break;
+	case CTR_ETHTOOL:
+		snprintf(buf, len, "%s:%s", c->dev, c->name);
+		break;
+	default:
+		snprintf(buf, len, "%s", c->name);
+	}
+}
+
+/*
+ * JSON: every counter, {"snmp": {...}, "netstat": {...}, "snmp6": {...},
+ * "softnet": {...}, "devices": {"eth0": {"stats": {...}, "ethtool":
+ * {...}}}}. Text: the ones that changed, "Tcp.RetransSegs +61", five to
+ * a line.
+ */
+void counters_print(const struct ctr_set *d)
+{
+	const char *open_dev = NULL;
+	int open_group = -1, shown = 0;
+	char label[2 * CTR_NAME_LEN];
+	size_t i;
+
+	if (!print_is_json()) {
+		for (i = 0; i < d->n; i++) {
+			if (!d->v[i].val)
+				continue;
+			ctr_label(&d->v[i], label, sizeof(label));
+			print_text("%s%s +%llu", shown % 5 ? "  " : shown ? "\n           " :
+				   "  changed: ", label, (unsigned long long)d->v[i].val);
+			shown++;
+		}
+		if (shown)
+			print_text("\n");
+		return;
+	}
+	print_open_object("counters");
+	for (i = 0; i < d->n; i++) {
+		const struct ctr *c = &d->v[i];
+		bool dev = c->group == CTR_DEV || c->group == CTR_ETHTOOL;
+		bool new_dev = dev && (!open_dev || strcmp(open_dev, c->dev));
+
+		if ((int)c->group != open_group || new_dev) {
+			if (open_group >= 0)
+				print_close_object();
+			if (new_dev) {
+				if (open_dev)
+					print_close_object();
+				else
+					print_open_object("devices");
+				print_open_object(c->dev);
+				open_dev = c->dev;
+			}
+			print_open_object(group_keys[c->group]);
+			open_group = c->group;
+		}
+		print_u64(PRINT_JSON, c->name, NULL, c->val);
+	}
+	if (open_group >= 0)
+		print_close_object();
+	if (open_dev) {
+		print_close_object();
+		print_close_object();
+	}
+	print_close_object();
+}
