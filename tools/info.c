@@ -6,6 +6,7 @@
 #include <linux/genetlink.h>
 #include <linux/ktgen.h>
 
+#include "env.h"
 #include "ktgen.h"
 #include "nl.h"
 #include "print.h"
@@ -83,6 +84,42 @@ static int info_cb(const struct nlmsghdr *nlh, void *data)
 		fprintf(stderr, "ktgen: warning: module ABI %u, this CLI speaks %u\n",
 			attr_u32(tb[KTGEN_A_INFO_ABI_VERSION], 0), KTGEN_ABI_VERSION);
 	return MNL_CB_OK;
+}
+
+static const char *splice_name(const struct nlattr *a)
+{
+	uint32_t v = attr_u32(a, UINT32_MAX);
+
+	return v < SPLICE_NAMES ? splice_names[v] : "unknown";
+}
+
+static int info_get_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KTGEN_A_INFO_MAX + 1] = {};
+	struct module_info *mi = data;
+	uint32_t nocache, send;
+
+	mnl_attr_parse(nlh, GENL_HDRLEN, info_attr_cb, tb);
+	nocache = attr_u32(tb[KTGEN_A_INFO_NOCACHE_IMPL], UINT32_MAX);
+	send = attr_u32(tb[KTGEN_A_INFO_PAGE_SEND], UINT32_MAX);
+	snprintf(mi->version, sizeof(mi->version), "%s",
+		 attr_str(tb[KTGEN_A_INFO_VERSION]) ?: "unknown");
+	mi->abi_version = attr_u32(tb[KTGEN_A_INFO_ABI_VERSION], 0);
+	mi->nocache_impl = ENUM_NAME(nocache_impl_names, nocache);
+	mi->page_send = ENUM_NAME(page_send_names, send);
+	mi->pmu = tb[KTGEN_A_INFO_PMU] && mnl_attr_get_u8(tb[KTGEN_A_INFO_PMU]);
+	mi->splice_tcp = splice_name(tb[KTGEN_A_INFO_SPLICE_SELFTEST]);
+	mi->splice_udp = splice_name(tb[KTGEN_A_INFO_SPLICE_SELFTEST_UDP]);
+	mi->valid = true;
+	return MNL_CB_OK;
+}
+
+/* The module's info for a result's environment. */
+int info_get(struct nl_ctx *ctx, struct module_info *mi)
+{
+	struct nlmsghdr *nlh = nl_msg_start(ctx, KTGEN_CMD_GET_INFO, 0);
+
+	return nl_request(ctx, nlh, &ktg_info_attrs, info_get_cb, mi);
 }
 
 static void info_usage(FILE *f)

@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The version of the run document -j prints (tools/ktgen-run.schema.json). */
+#define KTG_RUN_SCHEMA_VERSION	1
+
 /* Exit codes (documented in README.md and `ktgen help`). */
 enum {
 	EXIT_OK		= 0,	/* done, and what was checked holds */

@@ -14,6 +14,7 @@
 #include <linux/ktgen.h>
 
 #include "counters.h"
+#include "env.h"
 #include "ktgen.h"
 #include "nl.h"
 #include "print.h"
@@ -120,6 +121,7 @@ struct run_wait {
 	uint32_t		state;
 	struct run_interval	*iv;		/* received so far */
 	size_t			niv;
+	struct env		env;
 	struct ctr_set		before;		/* counters at the start */
 	struct ctr_set		delta;		/* and their change at the end */
 };
@@ -332,6 +334,8 @@ static void print_run(const struct nlattr **tb, const struct run_wait *w)
 		      mnl_attr_get_u64(tb[KTGEN_A_RUN_DURATION_NS]) : 0;
 
 	print_open_object(NULL);
+	if (w)
+		print_u64(PRINT_JSON, "schema_version", NULL, KTG_RUN_SCHEMA_VERSION);
 	print_run_config(tb);
 	print_run_state(tb, ns);
 	if (tb[KTGEN_A_RUN_TX])
@@ -342,6 +346,8 @@ static void print_run(const struct nlattr **tb, const struct run_wait *w)
 		print_run_cpu(tb, ns);
 	if (w && w->delta.n)
 		counters_print(&w->delta);
+	if (w && print_is_json())
+		env_print(&w->env);
 	/* Text showed the intervals as they came. */
 	if (w && w->niv && print_is_json()) {
 		size_t i;
@@ -802,12 +808,15 @@ static int run_attached(struct nl_ctx *ctx, const struct run_args *a)
 	sigdelset(&waitmask, SIGINT);
 	sigdelset(&waitmask, SIGTERM);
 
+	env_collect(&w.env);
+	info_get(ctx, &w.env.module);
 	counters_read(&w.before);
 	err = run_start(ctx, a, &w.id);
 	if (!err)
 		err = run_wait(ctx, &w, &waitmask);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	free(w.iv);
+	env_free(&w.env);
 	counters_free(&w.before);
 	counters_free(&w.delta);
 	if (err)

@@ -96,15 +96,25 @@ expect_fail()
 }
 
 # A JSON document on stdin; a Python expression over it (as d) must hold.
+# A run's result document is also validated against its schema.
 json_check()
 {
 	/usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin)
+if isinstance(d, dict) and "schema_version" in d:
+    import jsonschema
+    with open(sys.argv[2]) as f:
+        try:
+            jsonschema.validate(d, json.load(f))
+        except jsonschema.ValidationError as e:
+            print("schema: %s at %s on %s" % (e.message, list(e.absolute_path), json.dumps(d)),
+                  file=sys.stderr)
+            sys.exit(1)
 ok = eval("(" + sys.argv[1] + ")")
 if not ok:
     print("json check failed: " + sys.argv[1] + " on " + json.dumps(d), file=sys.stderr)
-sys.exit(0 if ok else 1)' "$1"
+sys.exit(0 if ok else 1)' "$1" "$(dirname "$KTGEN")/ktgen-run.schema.json"
 }
 
 # Unique namespace names; removed after each case by run.sh.

@@ -157,3 +157,23 @@ t_counters()
 	return 0
 }
 case_add counters t_counters 120
+
+# The run document: its schema (json_check validates every run document
+# the suite reads; here a failing one must be caught), the environment.
+t_json_document()
+{
+	local out
+
+	load_module
+	$KTGEN sink add tcp port 5505 >/dev/null
+	out=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5505 bytes 1M interval 0.1)
+	echo "$out" | json_check "d['schema_version'] == 1 and
+		d['environment']['kernel'] == '$(uname -r)' and
+		d['environment']['cpus_online'] == $(nproc) and
+		d['environment']['module']['version'] == '$(cat /sys/module/ktgen/version)' and
+		d['environment']['module']['page_send'] in ('sendpage', 'splice-pages')"
+	# A document that breaks the schema does not pass.
+	! echo "$out" | sed 's/"state":"done"/"state":"finished"/' | json_check True 2>/dev/null ||
+		fail "the schema let a bad state through"
+}
+case_add json_document t_json_document 60

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The environment a result was measured in (env.c): printed with every
+ * run's JSON document.
+ */
+#ifndef KTGEN_ENV_H
+#define KTGEN_ENV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/utsname.h>
+
+/* The module's answer to GET_INFO (info.c). */
+struct module_info {
+	bool		valid;
+	char		version[64];
+	uint32_t	abi_version;
+	const char	*nocache_impl;
+	const char	*page_send;
+	bool		pmu;
+	const char	*splice_tcp;
+	const char	*splice_udp;
+};
+
+struct env_dev {
+	char		name[16];
+	char		driver[32];
+	char		version[32];
+	char		firmware[32];
+	char		bus[32];
+};
+
+struct env {
+	struct utsname		uts;
+	char			cpu_model[128];
+	long			cpus_online;
+	struct module_info	module;
+	struct env_dev		*devs;
+	size_t			ndevs;
+};
+
+struct nl_ctx;
+int info_get(struct nl_ctx *ctx, struct module_info *mi);
+void env_collect(struct env *e);
+void env_print(const struct env *e);
+void env_free(struct env *e);
+
+#endif /* KTGEN_ENV_H */
