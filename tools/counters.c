@@ -22,8 +22,8 @@
 #include "counters.h"
 #include "print.h"
 
-static void ctr_add(struct ctr_set *s, enum ctr_group g, const char *dev,
-		    const char *name, uint64_t val)
+void ctr_add(struct ctr_set *s, enum ctr_group g, const char *dev,
+	     const char *name, uint64_t val)
 {
 	struct ctr *c;
 

@@ -33,6 +33,8 @@ struct ctr_set {
 };
 
 void counters_read(struct ctr_set *s);
+void ctr_add(struct ctr_set *s, enum ctr_group g, const char *dev,
+	     const char *name, uint64_t val);
 void counters_delta(struct ctr_set *after, const struct ctr_set *before);
 void counters_print(const struct ctr_set *delta);
 void counters_free(struct ctr_set *s);

@@ -4,7 +4,9 @@
  * module's primitives, and each device that is up (but lo) with its
  * driver, version, firmware and bus (ethtool's driver info).
  */
+#include <ctype.h>
 #include <dirent.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,8 +74,183 @@ static void dev_info(int fd, struct env_dev *d)
 	snprintf(d->bus, sizeof(d->bus), "%.31s", di.bus_info);
 }
 
-void env_collect(struct env *e)
+static int read_int(const char *path, int def)
 {
+	FILE *f = fopen(path, "r");
+	int v;
+
+	if (!f)
+		return def;
+	if (fscanf(f, "%d", &v) != 1)
+		v = def;
+	fclose(f);
+	return v;
+}
+
+static void read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+static void warn(struct env *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void warn(struct env *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (e->nwarnings == ENV_WARNINGS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e->warn_buf[e->nwarnings], sizeof(e->warn_buf[0]), fmt, ap);
+	va_end(ap);
+	e->warnings[e->nwarnings] = e->warn_buf[e->nwarnings];
+	e->nwarnings++;
+}
+
+/* The scaling governor of every online CPU: one name, "mixed" or "". */
+static void governor(struct env *e)
+{
+	char path[PATH_MAX], g[32];
+	long cpu;
+
+	e->governor[0] = '\0';
+	for (cpu = 0; cpu < e->cpus_online && cpu < 4096; cpu++) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%ld/cpufreq/scaling_governor", cpu);
+		read_line(path, g, sizeof(g));
+		if (!g[0])
+			continue;
+		if (!e->governor[0])
+			snprintf(e->governor, sizeof(e->governor), "%s", g);
+		else if (strcmp(e->governor, g))
+			snprintf(e->governor, sizeof(e->governor), "mixed");
+	}
+}
+
+static bool irqbalance_running(void)
+{
+	struct dirent *de;
+	bool found = false;
+	DIR *dir = opendir("/proc");
+
+	if (!dir)
+		return false;
+	while (!found && (de = readdir(dir))) {
+		char path[PATH_MAX], comm[32];
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		read_line(path, comm, sizeof(comm));
+		found = !strcmp(comm, "irqbalance");
+	}
+	closedir(dir);
+	return found;
+}
+
+static int cpu_node(int cpu)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int node = -1;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir)))
+		if (!strncmp(de->d_name, "node", 4) && isdigit((unsigned char)de->d_name[4]))
+			node = atoi(de->d_name + 4);
+	closedir(dir);
+	return node;
+}
+
+/* "IRQ:CPUS" for each MSI vector of the device, as far as they fit. */
+static void dev_irqs(struct env_dev *d)
+{
+	char path[PATH_MAX], aff[64];
+	struct dirent *de;
+	size_t used = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device/msi_irqs", d->name);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		int n;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list", de->d_name);
+		read_line(path, aff, sizeof(aff));
+		n = snprintf(d->irqs + used, sizeof(d->irqs) - used, "%s%s:%s",
+			     used ? " " : "", de->d_name, aff[0] ? aff : "?");
+		if (n < 0 || (size_t)n >= sizeof(d->irqs) - used) {
+			d->irqs[used] = '\0';
+			break;
+		}
+		used += n;
+	}
+	closedir(dir);
+}
+
+/* What makes numbers unreliable on this machine, for the run's CPUs. */
+static void preflight(struct env *e, const uint8_t *cpus, size_t cpus_len)
+{
+	size_t i;
+	int cpu;
+
+	governor(e);
+	e->boost = read_int("/sys/devices/system/cpu/cpufreq/boost", -1);
+	if (e->boost < 0) {
+		int no_turbo = read_int("/sys/devices/system/cpu/intel_pstate/no_turbo", -1);
+
+		e->boost = no_turbo < 0 ? -1 : !no_turbo;
+	}
+	e->smt = read_int("/sys/devices/system/cpu/smt/active", -1);
+	e->irqbalance = irqbalance_running();
+
+	if (e->governor[0] && strcmp(e->governor, "performance"))
+		warn(e, "cpufreq governor %s, not performance: clock changes move the numbers",
+		     e->governor);
+	if (e->boost == 1)
+		warn(e, "turbo/boost is on: the clock follows temperature and load");
+	if (e->smt == 1)
+		warn(e, "SMT is on: sibling threads share a core (pin one thread per core)");
+	if (e->irqbalance)
+		warn(e, "irqbalance is running: it may move device interrupts mid-run");
+	for (i = 0; i < e->ndevs; i++) {
+		const struct env_dev *d = &e->devs[i];
+
+		if (d->numa_node < 0)
+			continue;
+		for (cpu = 0; cpu < (int)cpus_len * 8; cpu++) {
+			int node;
+
+			if (!(cpus[cpu / 8] & (1 << (cpu % 8))))
+				continue;
+			node = cpu_node(cpu);
+			if (node >= 0 && node != d->numa_node) {
+				warn(e, "%s is on NUMA node %d, run CPU %d on node %d",
+				     d->name, d->numa_node, cpu, node);
+				break;
+			}
+		}
+	}
+}
+
+void env_collect(struct env *e, const uint8_t *cpus, size_t cpus_len)
+{
+	static const uint8_t cpu0 = 1;
 	struct dirent *de;
 	DIR *dir;
 	int fd;
@@ -81,11 +258,16 @@ void env_collect(struct env *e)
 	uname(&e->uts);
 	cpu_model(e->cpu_model, sizeof(e->cpu_model));
 	e->cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
+	if (!cpus_len) {	/* the kernel's default: the first online CPU */
+		cpus = &cpu0;
+		cpus_len = 1;
+	}
 	dir = opendir("/sys/class/net");
 	if (!dir)
 		return;
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	while ((de = readdir(dir))) {
+		char path[PATH_MAX];
 		struct env_dev *d;
 
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "lo") ||
@@ -99,10 +281,23 @@ void env_collect(struct env *e)
 		memset(d, 0, sizeof(*d));
 		memcpy(d->name, de->d_name, strlen(de->d_name) + 1);
 		dev_info(fd, d);
+		snprintf(path, sizeof(path), "/sys/class/net/%s/device/numa_node", d->name);
+		d->numa_node = read_int(path, -1);
+		dev_irqs(d);
 	}
 	if (fd >= 0)
 		close(fd);
 	closedir(dir);
+	preflight(e, cpus, cpus_len);
+}
+
+/* Text: one line per warning, under the result. */
+void env_print_warnings(const struct env *e)
+{
+	int i;
+
+	for (i = 0; i < e->nwarnings; i++)
+		print_text("  warning: %s\n", e->warnings[i]);
 }
 
 void env_free(struct env *e)
@@ -144,8 +339,23 @@ void env_print(const struct env *e)
 		print_string(PRINT_JSON, "version", NULL, d->version);
 		print_string(PRINT_JSON, "firmware", NULL, d->firmware);
 		print_string(PRINT_JSON, "bus", NULL, d->bus);
+		if (d->numa_node >= 0)
+			print_u64(PRINT_JSON, "numa_node", NULL, d->numa_node);
+		print_string(PRINT_JSON, "irqs", NULL, d->irqs);
 		print_close_object();
 	}
+	print_close_object();
+	print_open_object("preflight");
+	print_string(PRINT_JSON, "governor", NULL, e->governor);
+	if (e->boost >= 0)
+		print_bool(PRINT_JSON, "boost", NULL, e->boost);
+	if (e->smt >= 0)
+		print_bool(PRINT_JSON, "smt", NULL, e->smt);
+	print_bool(PRINT_JSON, "irqbalance", NULL, e->irqbalance);
+	print_open_array("warnings");
+	for (i = 0; i < (size_t)e->nwarnings; i++)
+		print_string(PRINT_JSON, NULL, NULL, e->warnings[i]);
+	print_close_array();
 	print_close_object();
 	print_close_object();
 }

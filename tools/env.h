@@ -24,14 +24,25 @@ struct module_info {
 
 struct env_dev {
 	char		name[16];
+	int		numa_node;	/* -1: none or unknown */
+	char		irqs[256];	/* "IRQ:CPUS ..." of its MSI vectors */
 	char		driver[32];
 	char		version[32];
 	char		firmware[32];
 	char		bus[32];
 };
 
+#define ENV_WARNINGS	8
+
 struct env {
 	struct utsname		uts;
+	char			governor[32];	/* "" without cpufreq */
+	int			boost;		/* -1: unknown */
+	int			smt;		/* -1: unknown */
+	bool			irqbalance;
+	const char		*warnings[ENV_WARNINGS];
+	char			warn_buf[ENV_WARNINGS][160];
+	int			nwarnings;
 	char			cpu_model[128];
 	long			cpus_online;
 	struct module_info	module;
@@ -41,7 +52,8 @@ struct env {
 
 struct nl_ctx;
 int info_get(struct nl_ctx *ctx, struct module_info *mi);
-void env_collect(struct env *e);
+void env_collect(struct env *e, const uint8_t *cpus, size_t cpus_len);
+void env_print_warnings(const struct env *e);
 void env_print(const struct env *e);
 void env_free(struct env *e);
 

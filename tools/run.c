@@ -348,6 +348,8 @@ static void print_run(const struct nlattr **tb, const struct run_wait *w)
 		counters_print(&w->delta);
 	if (w && print_is_json())
 		env_print(&w->env);
+	else if (w)
+		env_print_warnings(&w->env);
 	/* Text showed the intervals as they came. */
 	if (w && w->niv && print_is_json()) {
 		size_t i;
@@ -808,7 +810,7 @@ static int run_attached(struct nl_ctx *ctx, const struct run_args *a)
 	sigdelset(&waitmask, SIGINT);
 	sigdelset(&waitmask, SIGTERM);
 
-	env_collect(&w.env);
+	env_collect(&w.env, a->cpus, a->cpus_len);
 	info_get(ctx, &w.env.module);
 	counters_read(&w.before);
 	err = run_start(ctx, a, &w.id);

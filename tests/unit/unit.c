@@ -14,6 +14,7 @@
 #include <linux/genetlink.h>
 #include <linux/ktgen.h>
 
+#include "counters.h"
 #include "ktgen.h"
 #include "nl.h"
 #include "print.h"
@@ -496,6 +497,45 @@ static void test_cpu_show(void)
 			  "\"cycles_per_msg\":98457.4,\"us_per_kb\":0.497893}}}\n"));
 }
 
+/* Deltas by group, name and device; every counter in JSON, devices nested;
+ * only the changed ones in text.
+ */
+static void test_counters(void)
+{
+	struct ctr_set before = { 0 }, after = { 0 };
+	const char *out;
+
+	ctr_add(&before, CTR_SNMP, NULL, "Tcp.OutSegs", 10);
+	ctr_add(&before, CTR_SOFTNET, NULL, "dropped", 2);
+	ctr_add(&before, CTR_DEV, "ktg0", "tx_packets", 5);
+	ctr_add(&before, CTR_ETHTOOL, "ktg0", "peer_ifindex", 3);
+	ctr_add(&before, CTR_DEV, "ktg1", "tx_packets", 7);
+
+	ctr_add(&after, CTR_SNMP, NULL, "Tcp.OutSegs", 25);
+	ctr_add(&after, CTR_SOFTNET, NULL, "dropped", 2);
+	ctr_add(&after, CTR_DEV, "ktg0", "tx_packets", 5);
+	ctr_add(&after, CTR_ETHTOOL, "ktg0", "peer_ifindex", 3);
+	ctr_add(&after, CTR_DEV, "ktg1", "tx_packets", 9);
+	ctr_add(&after, CTR_ETHTOOL, "ktg1", "x\"y", 4);	/* new: as read */
+	counters_delta(&after, &before);
+
+	capture_start(true, false);
+	print_open_object(NULL);
+	counters_print(&after);
+	print_close_object();
+	out = capture_end();
+	CHECK_STR(out, "{\"counters\":{\"snmp\":{\"Tcp.OutSegs\":15},"
+		  "\"softnet\":{\"dropped\":0},\"devices\":{"
+		  "\"ktg0\":{\"stats\":{\"tx_packets\":0},\"ethtool\":{\"peer_ifindex\":0}},"
+		  "\"ktg1\":{\"stats\":{\"tx_packets\":2},\"ethtool\":{\"x\\\"y\":4}}}}}\n");
+	capture_start(false, false);
+	counters_print(&after);
+	out = capture_end();
+	CHECK_STR(out, "  changed: Tcp.OutSegs +15  ktg1.tx_packets +2  ktg1:x\"y +4\n");
+	counters_free(&before);
+	counters_free(&after);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -508,6 +548,7 @@ static const struct {
 	{ "sink_run_print", test_show },
 	{ "cpu_cost", test_cpu_cost },
 	{ "cpu_print", test_cpu_show },
+	{ "counters", test_counters },
 };
 
 int main(void)

@@ -177,3 +177,27 @@ t_json_document()
 		fail "the schema let a bad state through"
 }
 case_add json_document t_json_document 60
+
+# Preflight: the machine's state goes with the result, and what makes
+# numbers unreliable is a warning (here: a process named irqbalance).
+t_preflight()
+{
+	local out pid
+
+	load_module
+	$KTGEN sink add tcp port 5506 >/dev/null
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 5506 bytes 1M |
+		json_check "d['environment']['preflight']['irqbalance'] is False and
+			d['environment']['preflight']['warnings'] == [] or
+			'irqbalance' not in ' '.join(d['environment']['preflight']['warnings'])"
+	cp /bin/sleep /tmp/irqbalance
+	/tmp/irqbalance 60 &
+	pid=$!
+	out=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5506 bytes 1M)
+	echo "$out" | json_check "d['environment']['preflight']['irqbalance'] is True and
+		any('irqbalance is running' in w for w in d['environment']['preflight']['warnings'])"
+	$KTGEN run tcp_stream to 127.0.0.1 port 5506 bytes 1M |
+		grep -q "^  warning: irqbalance is running" || fail "no warning in text"
+	kill $pid
+}
+case_add preflight t_preflight 60
