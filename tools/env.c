@@ -43,37 +43,6 @@ static void cpu_model(char *buf, size_t len)
 	fclose(f);
 }
 
-static bool dev_up(const char *name)
-{
-	char path[PATH_MAX];
-	unsigned int flags;
-	FILE *f;
-	bool up;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/flags", name);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	up = fscanf(f, "%x", &flags) == 1 && (flags & IFF_UP);
-	fclose(f);
-	return up;
-}
-
-static void dev_info(int fd, struct env_dev *d)
-{
-	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
-	struct ifreq ifr = { 0 };
-
-	memcpy(ifr.ifr_name, d->name, sizeof(d->name));
-	ifr.ifr_data = (void *)&di;
-	if (fd < 0 || ioctl(fd, SIOCETHTOOL, &ifr))
-		return;
-	snprintf(d->driver, sizeof(d->driver), "%.31s", di.driver);
-	snprintf(d->version, sizeof(d->version), "%.31s", di.version);
-	snprintf(d->firmware, sizeof(d->firmware), "%.31s", di.fw_version);
-	snprintf(d->bus, sizeof(d->bus), "%.31s", di.bus_info);
-}
-
 static int read_int(const char *path, int def)
 {
 	FILE *f = fopen(path, "r");
@@ -97,6 +66,162 @@ static void read_line(const char *path, char *buf, size_t len)
 	if (fgets(buf, (int)len, f))
 		buf[strcspn(buf, "\n")] = '\0';
 	fclose(f);
+}
+
+static bool dev_up(const char *name)
+{
+	char path[PATH_MAX];
+	unsigned int flags;
+	FILE *f;
+	bool up;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/flags", name);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	up = fscanf(f, "%x", &flags) == 1 && (flags & IFF_UP);
+	fclose(f);
+	return up;
+}
+
+static int ethtool(int fd, const char *dev, void *cmd)
+{
+	struct ifreq ifr = { 0 };
+
+	memcpy(ifr.ifr_name, dev, strlen(dev) + 1);
+	ifr.ifr_data = cmd;
+	return fd < 0 ? -1 : ioctl(fd, SIOCETHTOOL, &ifr);
+}
+
+/* The names of string set @set, or NULL; *@n their count. */
+static char *ethtool_strings(int fd, const char *dev, uint32_t set, uint32_t *n)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t len;
+	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << set } };
+	struct ethtool_gstrings *gs;
+	char *names;
+
+	if (ethtool(fd, dev, &sset) || !(sset.hdr.sset_mask & (1ULL << set)) ||
+	    !sset.len || sset.len > 4096)
+		return NULL;
+	gs = calloc(1, sizeof(*gs) + (size_t)sset.len * ETH_GSTRING_LEN);
+	if (!gs)
+		return NULL;
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = set;
+	gs->len = sset.len;
+	if (ethtool(fd, dev, gs)) {
+		free(gs);
+		return NULL;
+	}
+	*n = sset.len;
+	names = malloc((size_t)sset.len * ETH_GSTRING_LEN);
+	if (names)
+		memcpy(names, gs->data, (size_t)sset.len * ETH_GSTRING_LEN);
+	free(gs);
+	return names;
+}
+
+/* Append @name (at most @max bytes of it: string set entries are not
+ * always terminated) and a suffix to a growing space-separated list.
+ */
+static void list_add(char **list, size_t *len, const char *name, size_t max,
+		     const char *suffix)
+{
+	size_t add = strnlen(name, max) + strlen(suffix) + 1;
+	char *l = realloc(*list, *len + add + 1);
+
+	if (!l)
+		return;
+	snprintf(l + *len, add + 1, "%s%.*s%s", *len ? " " : "",
+		 (int)strnlen(name, max), name, suffix);
+	*list = l;
+	*len += strlen(l + *len);
+}
+
+/* Offloads that are on (ethtool -k), and private flags (--show-priv-flags). */
+static void dev_features(int fd, struct env_dev *d)
+{
+	struct ethtool_gfeatures *gf;
+	struct ethtool_value pf = { .cmd = ETHTOOL_GPFLAGS };
+	uint32_t n = 0, i, blocks;
+	size_t len = 0;
+	char *names;
+
+	names = ethtool_strings(fd, d->name, ETH_SS_FEATURES, &n);
+	blocks = (n + 31) / 32;
+	gf = names ? calloc(1, sizeof(*gf) + blocks * sizeof(gf->features[0])) : NULL;
+	if (gf) {
+		gf->cmd = ETHTOOL_GFEATURES;
+		gf->size = blocks;
+		if (!ethtool(fd, d->name, gf))
+			for (i = 0; i < n; i++)
+				if (gf->features[i / 32].active & (1U << (i % 32)))
+					list_add(&d->features, &len,
+						 names + (size_t)i * ETH_GSTRING_LEN,
+						 ETH_GSTRING_LEN, "");
+		free(gf);
+	}
+	free(names);
+
+	len = 0;
+	names = ethtool_strings(fd, d->name, ETH_SS_PRIV_FLAGS, &n);
+	if (names && !ethtool(fd, d->name, &pf))
+		for (i = 0; i < n && i < 32; i++)
+			list_add(&d->priv_flags, &len, names + (size_t)i * ETH_GSTRING_LEN,
+				 ETH_GSTRING_LEN, pf.data & (1U << i) ? "=on" : "=off");
+	free(names);
+}
+
+/* RPS and XPS CPU masks of every queue: "rx-0:rps=00 tx-0:xps=03". */
+static void dev_queues(struct env_dev *d)
+{
+	char path[PATH_MAX], mask[128];
+	struct dirent *de;
+	size_t len = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", d->name);
+	dir = opendir(path);
+	if (!dir)
+		return;
+	while ((de = readdir(dir))) {
+		bool rx = !strncmp(de->d_name, "rx-", 3);
+		char item[512];
+
+		if (!rx && strncmp(de->d_name, "tx-", 3))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/%s/%s", d->name,
+			 de->d_name, rx ? "rps_cpus" : "xps_cpus");
+		read_line(path, mask, sizeof(mask));
+		snprintf(item, sizeof(item), "%.32s:%s=%.127s", de->d_name, rx ? "rps" : "xps",
+			 mask[0] ? mask : "-");
+		list_add(&d->queues, &len, item, sizeof(item), "");
+	}
+	closedir(dir);
+}
+
+static void dev_info(int fd, struct env_dev *d)
+{
+	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr = { 0 };
+
+	memcpy(ifr.ifr_name, d->name, sizeof(d->name));
+	ifr.ifr_data = (void *)&di;
+	dev_features(fd, d);
+	dev_queues(d);
+	d->rings.cmd = ETHTOOL_GRINGPARAM;
+	d->has_rings = !ethtool(fd, d->name, &d->rings);
+	d->coal.cmd = ETHTOOL_GCOALESCE;
+	d->has_coal = !ethtool(fd, d->name, &d->coal);
+	if (fd < 0 || ioctl(fd, SIOCETHTOOL, &ifr))
+		return;
+	snprintf(d->driver, sizeof(d->driver), "%.31s", di.driver);
+	snprintf(d->version, sizeof(d->version), "%.31s", di.version);
+	snprintf(d->firmware, sizeof(d->firmware), "%.31s", di.fw_version);
+	snprintf(d->bus, sizeof(d->bus), "%.31s", di.bus_info);
 }
 
 static void warn(struct env *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -302,6 +427,13 @@ void env_print_warnings(const struct env *e)
 
 void env_free(struct env *e)
 {
+	size_t i;
+
+	for (i = 0; i < e->ndevs; i++) {
+		free(e->devs[i].features);
+		free(e->devs[i].priv_flags);
+		free(e->devs[i].queues);
+	}
 	free(e->devs);
 	e->devs = NULL;
 	e->ndevs = 0;
@@ -342,6 +474,27 @@ void env_print(const struct env *e)
 		if (d->numa_node >= 0)
 			print_u64(PRINT_JSON, "numa_node", NULL, d->numa_node);
 		print_string(PRINT_JSON, "irqs", NULL, d->irqs);
+		print_string(PRINT_JSON, "features", NULL, d->features ? d->features : "");
+		print_string(PRINT_JSON, "priv_flags", NULL, d->priv_flags ? d->priv_flags : "");
+		print_string(PRINT_JSON, "queues", NULL, d->queues ? d->queues : "");
+		if (d->has_rings) {
+			print_open_object("rings");
+			print_u64(PRINT_JSON, "rx", NULL, d->rings.rx_pending);
+			print_u64(PRINT_JSON, "rx_max", NULL, d->rings.rx_max_pending);
+			print_u64(PRINT_JSON, "tx", NULL, d->rings.tx_pending);
+			print_u64(PRINT_JSON, "tx_max", NULL, d->rings.tx_max_pending);
+			print_close_object();
+		}
+		if (d->has_coal) {
+			print_open_object("coalesce");
+			print_u64(PRINT_JSON, "rx_usecs", NULL, d->coal.rx_coalesce_usecs);
+			print_u64(PRINT_JSON, "rx_frames", NULL, d->coal.rx_max_coalesced_frames);
+			print_u64(PRINT_JSON, "tx_usecs", NULL, d->coal.tx_coalesce_usecs);
+			print_u64(PRINT_JSON, "tx_frames", NULL, d->coal.tx_max_coalesced_frames);
+			print_bool(PRINT_JSON, "adaptive_rx", NULL, d->coal.use_adaptive_rx_coalesce);
+			print_bool(PRINT_JSON, "adaptive_tx", NULL, d->coal.use_adaptive_tx_coalesce);
+			print_close_object();
+		}
 		print_close_object();
 	}
 	print_close_object();

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/utsname.h>
+#include <linux/ethtool.h>
 
 /* The module's answer to GET_INFO (info.c). */
 struct module_info {
@@ -26,6 +27,12 @@ struct env_dev {
 	char		name[16];
 	int		numa_node;	/* -1: none or unknown */
 	char		irqs[256];	/* "IRQ:CPUS ..." of its MSI vectors */
+	char		*features;	/* enabled offloads, "a b c" */
+	char		*priv_flags;	/* "name=on name=off ..." */
+	bool		has_rings, has_coal;
+	struct ethtool_ringparam rings;
+	struct ethtool_coalesce	coal;
+	char		*queues;	/* "rx-0:rps=0 tx-0:xps=1 ..." */
 	char		driver[32];
 	char		version[32];
 	char		firmware[32];

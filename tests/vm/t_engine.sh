@@ -26,39 +26,35 @@ pairs()
 	done
 }
 
-# check_tcp JSON: a finished TCP run whose every count agrees.
-check_tcp()
-{
-	local splice=$1
-
-	json_check "d['state'] == 'done' and d['tx']['bytes'] > 0 and
-		d['tx']['acked'] == d['tx']['bytes'] and
-		d['rx']['bytes'] == d['tx']['bytes'] and
-		d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0 and
-		d['splice'] == '$splice'"
-}
+# A finished TCP run whose every count agrees; pages spliced but for tx
+# stack.
+TCP_OK="d['state'] == 'done' and d['tx']['bytes'] > 0 and
+	d['tx']['acked'] == d['tx']['bytes'] and
+	d['rx']['bytes'] == d['tx']['bytes'] and
+	d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0 and
+	d['splice'] == ('none' if d['tx_mode'] == 'stack' else 'spliced')"
 
 # tcp_matrix RUN_PREFIX SINK_PREFIX ADDR4 ADDR6: one sink per rx mode and
 # family, then every pair over it.
 tcp_matrix()
 {
-	local run=$1 sink=$2 a4=$3 a6=$4 port=5100 tx rx a out splice
+	local run=$1 sink=$2 a4=$3 a6=$4 port=5100 tx rx a docs
 
 	for rx in $RX_MODES; do
 		$sink $KTGEN sink add tcp local "$a4" port $port rx $rx >/dev/null
 		$sink $KTGEN sink add tcp local "$a6" port $port rx $rx >/dev/null
 		port=$((port + 1))
 	done
+	docs=$(mktemp)
 	pairs | while read -r tx rx; do
 		port=$((5100 + $(echo $RX_MODES | tr ' ' '\n' | grep -nx "$rx" | cut -d: -f1) - 1))
-		splice=spliced
-		[ "$tx" = stack ] && splice=none
 		for a in "$a4" "$a6"; do
-			out=$($run $KTGEN -j run tcp_stream to "$a" port $port bytes 2M tx $tx)
-			echo "$out" | check_tcp $splice || fail "tcp $a tx $tx rx $rx"
+			$run $KTGEN -j run tcp_stream to "$a" port $port bytes 2M tx $tx >>"$docs" ||
+				fail "tcp $a tx $tx rx $rx (port $port): exit $?"
 		done
-		log "tcp tx $tx rx $rx: ok"
 	done
+	json_check_each "$TCP_OK" <"$docs" || fail "tcp: a run's counts disagree (port 5100 + rx mode)"
+	log "tcp: $(pairs | wc -l) tx/rx pairs, IPv4 and IPv6"
 }
 
 veth_pair()
@@ -97,30 +93,31 @@ udp_splice()
 	$KTGEN -j info | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["splice_selftest_udp"])'
 }
 
-# udp_one RUN SINK ADDR PORT TX RX SIZE: one UDP stream into a new sink:
+# udp_one RUN SINK ADDR PORT TX RX SIZE: one UDP stream into a new sink;
+# the run's and the sink's documents go to $UDP_DOCS as one line.
+udp_one()
+{
+	local run=$1 sink=$2 a=$3 port=$4 tx=$5 rx=$6 size=$7 id out splice=none
+
+	[ "$tx" = stack ] || splice=$UDP_SPLICE
+	id=$($sink $KTGEN sink add udp local "$a" port "$port" rx "$rx" |
+		sed -n '1s/^sink \([0-9]*\) .*/\1/p')
+	out=$($run $KTGEN -j run udp_stream to "$a" port "$port" msgs 3000 size "$size" tx "$tx") ||
+		fail "udp $a tx $tx rx $rx size $size: exit $?"
+	echo "{\"run\": $out, \"sink\": $($sink $KTGEN -j sink show "$id"),"\
+	     "\"rx_mode\": \"$rx\", \"size\": $size, \"splice\": \"$splice\"}" >>"$UDP_DOCS"
+}
+
 # sent == received + lost, exactly, late and dup counted apart; the sink's
 # own count (from the senders' closing datagrams) agrees with the run's
 # (sender and sink on one host); the page modes report what the stack did.
-udp_one()
-{
-	local run=$1 sink=$2 a=$3 port=$4 tx=$5 rx=$6 size=$7 id out sent splice=none
-
-	[ "$tx" = stack ] || splice=$UDP_SPLICE
-	id=$($sink $KTGEN -j sink add udp local "$a" port "$port" rx "$rx" |
-		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
-	out=$($run $KTGEN -j run udp_stream to "$a" port "$port" msgs 3000 size "$size" tx "$tx")
-	echo "$out" | json_check "d['state'] == 'done' and d['tx']['msgs'] > 0 and
-		d['tx']['msgs'] == d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] and
-		d['tx']['msgs'] + d['tx']['send_errors'] == 3000 and
-		d['tx']['bytes'] == d['tx']['msgs'] * $size and
-		d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0 and
-		d['splice'] == '$splice'" ||
-		fail "udp $a tx $tx rx $rx size $size"
-	sent=$(echo "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["tx"]["msgs"])')
-	$sink $KTGEN -j sink show "$id" | json_check "d['rx']['conns'] == 1 and
-		d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] == $sent" ||
-		fail "udp $a tx $tx rx $rx: the sink's count"
-}
+UDP_OK="d['run']['state'] == 'done' and d['run']['tx']['msgs'] > 0 and
+	d['run']['tx']['msgs'] == d['run']['rx']['msgs'] - d['run']['rx']['dup'] + d['run']['rx']['lost'] and
+	d['run']['tx']['msgs'] + d['run']['tx']['send_errors'] == 3000 and
+	d['run']['tx']['bytes'] == d['run']['tx']['msgs'] * d['size'] and
+	d['run']['rx']['verify_errors'] == 0 and d['run']['rx']['bad_headers'] == 0 and
+	d['run']['splice'] == d['splice'] and d['sink']['rx']['conns'] == 1 and
+	d['sink']['rx']['msgs'] - d['sink']['rx']['dup'] + d['sink']['rx']['lost'] == d['run']['tx']['msgs']"
 
 # Every rx mode from tx stack, and every page mode into verify, in
 # datagrams of one page and of several (IP fragments on the veth).
@@ -129,6 +126,7 @@ udp_matrix()
 	local run=$1 sink=$2 a4=$3 a6=$4 port=5200 tx rx a size modes=$RX_MODES sizes="1200 9000"
 
 	UDP_SPLICE=$(udp_splice)
+	UDP_DOCS=$(mktemp)
 	if [ "$KTGEN_TIME_SCALE" -gt 1 ]; then
 		modes="verify recvmsg discard"
 		sizes=9000
@@ -147,6 +145,7 @@ udp_matrix()
 			done
 		done
 	done
+	json_check_each "$UDP_OK" <"$UDP_DOCS" || fail "udp: counts disagree"
 	log "udp: every rx mode, every tx path, IPv4 and IPv6 (pages $UDP_SPLICE)"
 }
 

@@ -201,3 +201,20 @@ t_preflight()
 	kill $pid
 }
 case_add preflight t_preflight 60
+
+# The devices of the run's namespace in the environment: driver, offloads,
+# queue masks as set here through sysfs.
+t_device_env()
+{
+	load_module
+	veth_pair
+	ip netns exec "$NS_A" sh -c 'echo 2 >/sys/class/net/ktg0/queues/rx-0/rps_cpus'
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5507 >/dev/null
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 5507 bytes 1M |
+		json_check "list(d['environment']['devices']) == ['ktg0'] and
+			d['environment']['devices']['ktg0']['driver'] == 'veth' and
+			'tx-scatter-gather' in d['environment']['devices']['ktg0']['features'].split() and
+			'rx-0:rps=2' in d['environment']['devices']['ktg0']['queues'].split() and
+			d['environment']['devices']['ktg0']['rings']['rx_max'] > 0"
+}
+case_add device_env t_device_env 60
