@@ -166,14 +166,17 @@ void ktg_cpu_acct_start(struct ktg_cpu_acct *a)
 		}
 		a->busy[cpu] = ktg_cpu_busy_ns(cpu);
 	}
+	set_bit(1, &a->stopped);
 }
 
-/* The window closes: the values become what the window used. Once. */
+/* The window closes: the values become what the window used. Once, and
+ * only after it opened (a run may end in its warmup).
+ */
 void ktg_cpu_acct_stop(struct ktg_cpu_acct *a)
 {
 	int cpu;
 
-	if (test_and_set_bit(0, &a->stopped))
+	if (!test_bit(1, &a->stopped) || test_and_set_bit(0, &a->stopped))
 		return;
 	for_each_cpu(cpu, &a->online) {
 		u64 busy = ktg_cpu_busy_ns(cpu);

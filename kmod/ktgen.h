@@ -178,6 +178,7 @@ struct ktg_run_params {
 	bool			nodelay;
 	bool			detach;
 	u32			interval_ms;
+	u32			warmup_ms;
 };
 
 int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
@@ -203,7 +204,9 @@ struct ktg_cpu_acct {
 	struct perf_event	**ev;		/* per CPU, counter methods */
 	u64			*busy;		/* per CPU: at start, then used */
 	u64			*count;		/* per CPU: at start, then used */
-	unsigned long		stopped;	/* bit 0: the window closed */
+	unsigned long		stopped;	/* bit 0: the window closed,
+						 * bit 1: it opened
+						 */
 	bool			done;		/* the values are final */
 };
 

@@ -43,6 +43,10 @@ static struct netlink_range_validation ktg_interval_range = {
 	.max	= 3600000,
 };
 
+static struct netlink_range_validation ktg_warmup_range = {
+	.max	= 3600000,
+};
+
 static const struct nla_policy ktg_config_policy[KTGEN_A_CONFIG_MAX + 1] = {
 	[KTGEN_A_CONFIG_BUFFER_BUDGET]	= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_budget_range),
 };
@@ -79,6 +83,7 @@ static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_DETACH]		= { .type = NLA_FLAG },
 	[KTGEN_A_RUN_ALL]		= { .type = NLA_FLAG },
 	[KTGEN_A_RUN_INTERVAL_MS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_interval_range),
+	[KTGEN_A_RUN_WARMUP_MS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_warmup_range),
 };
 
 static void *ktg_nl_reply_put(struct sk_buff **msg, struct genl_info *info, u8 cmd)
@@ -496,6 +501,7 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 	p->time_ms = ktg_nl_u32(info, KTGEN_A_RUN_TIME_MS, 0);
 	p->sndbuf = ktg_nl_u32(info, KTGEN_A_RUN_SNDBUF, 0);
 	p->interval_ms = ktg_nl_u32(info, KTGEN_A_RUN_INTERVAL_MS, 0);
+	p->warmup_ms = ktg_nl_u32(info, KTGEN_A_RUN_WARMUP_MS, 0);
 	p->ifindex = ktg_nl_u32(info, KTGEN_A_RUN_IFINDEX, 0);
 	p->bytes = tb[KTGEN_A_RUN_BYTES] ? nla_get_u64(tb[KTGEN_A_RUN_BYTES]) : 0;
 	p->msgs = tb[KTGEN_A_RUN_MSGS] ? nla_get_u64(tb[KTGEN_A_RUN_MSGS]) : 0;

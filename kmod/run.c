@@ -117,6 +117,28 @@ static void ktg_run_rx_settle(struct ktg_run *run)
 	}
 }
 
+/* The warmup is over: what was sent and received so far is not the
+ * window's, nor the CPU time spent.
+ */
+static void ktg_run_window_work(struct work_struct *work)
+{
+	struct ktg_run *run = container_of(to_delayed_work(work), struct ktg_run,
+					   window_work);
+	u32 i;
+
+	if (READ_ONCE(run->stop) || !atomic_read(&run->sending))
+		return;
+	for (i = 0; i < run->p.flows; i++) {
+		run->flows[i].bytes0 = READ_ONCE(run->flows[i].bytes);
+		run->flows[i].msgs0 = READ_ONCE(run->flows[i].msgs);
+	}
+	run->rx_bytes0 = atomic64_read(&run->rx->bytes);
+	run->rx_msgs0 = atomic64_read(&run->rx->msgs);
+	ktg_cpu_acct_start(&run->cpu);
+	/* the snapshot before the start time: a reader seeing wstart sees it */
+	smp_store_release(&run->wstart, ktime_get());
+}
+
 /* Every interval while the run sends, on the grid from its start. */
 static void ktg_run_interval_work(struct work_struct *work)
 {
@@ -141,6 +163,7 @@ static void ktg_run_done_work(struct work_struct *work)
 	u32 i;
 
 	cancel_delayed_work_sync(&run->interval_work);
+	cancel_delayed_work_sync(&run->window_work);
 
 	/* Not closed by the flows when they failed before sending. */
 	ktg_cpu_acct_stop(&run->cpu);
@@ -198,10 +221,14 @@ static int ktg_run_start_workers(struct ktg_run *run)
 	for (i = 0; i < run->p.flows; i++)
 		if (run->flows[i].state != KTG_FLOW_DONE)
 			atomic_inc(&run->sending);
-	ktg_cpu_acct_start(&run->cpu);
+	if (!run->p.warmup_ms)
+		ktg_cpu_acct_start(&run->cpu);
 	run->start = ktime_get();
 	run->deadline = run->p.time_ms ?
-		ktime_add_ms(run->start, run->p.time_ms) : KTIME_MAX;
+		ktime_add_ms(run->start, run->p.warmup_ms + run->p.time_ms) : KTIME_MAX;
+	if (run->p.warmup_ms)
+		queue_delayed_work(ktg_wq, &run->window_work,
+				   msecs_to_jiffies(run->p.warmup_ms));
 	if (run->p.interval_ms)
 		queue_delayed_work(ktg_wq, &run->interval_work,
 				   msecs_to_jiffies(run->p.interval_ms));
@@ -241,6 +268,7 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 	spin_lock_init(&run->end_lock);
 	INIT_WORK(&run->done_work, ktg_run_done_work);
 	INIT_DELAYED_WORK(&run->interval_work, ktg_run_interval_work);
+	INIT_DELAYED_WORK(&run->window_work, ktg_run_window_work);
 	init_completion(&run->done);
 	if (!p->time_ms && !p->bytes && !p->msgs)
 		run->p.time_ms = KTG_DEFAULT_TIME_MS;
@@ -418,6 +446,40 @@ static u64 ktg_run_lost(struct ktg_run *run)
 	return sent > got ? sent - got : 0;
 }
 
+/* The measured window of a run with a warmup, once it opened. */
+static int ktg_run_fill_window(struct sk_buff *msg, struct ktg_run *run)
+{
+	/* pairs with the release in ktg_run_window_work() */
+	ktime_t wstart = smp_load_acquire(&run->wstart);
+	ktime_t end = run->finished ? run->end : ktime_get();
+	u64 ns = ktime_after(end, wstart) ? ktime_to_ns(ktime_sub(end, wstart)) : 0;
+	u64 bytes = 0, msgs = 0;
+	struct nlattr *nest;
+	u32 i;
+
+	if (!run->p.warmup_ms || !wstart)
+		return 0;
+	for (i = 0; i < run->p.flows; i++) {
+		bytes += READ_ONCE(run->flows[i].bytes) - run->flows[i].bytes0;
+		msgs += READ_ONCE(run->flows[i].msgs) - run->flows[i].msgs0;
+	}
+	nest = nla_nest_start(msg, KTGEN_A_RUN_WINDOW);
+	if (!nest ||
+	    nla_put_u64_64bit(msg, KTGEN_A_WINDOW_START_NS,
+			      ktime_to_ns(ktime_sub(wstart, run->start)), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_WINDOW_DURATION_NS, ns, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_WINDOW_TX_BYTES, bytes, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_WINDOW_TX_MSGS, msgs, 0) ||
+	    (atomic64_read(&run->rx->conns) &&
+	     (nla_put_u64_64bit(msg, KTGEN_A_WINDOW_RX_BYTES,
+				atomic64_read(&run->rx->bytes) - run->rx_bytes0, 0) ||
+	      nla_put_u64_64bit(msg, KTGEN_A_WINDOW_RX_MSGS,
+				atomic64_read(&run->rx->msgs) - run->rx_msgs0, 0))))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 /* Everything about a run: do, dump and the run-done notification. */
 int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 {
@@ -442,6 +504,7 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	    (p->nodelay && nla_put_flag(msg, KTGEN_A_RUN_NODELAY)) ||
 	    (p->detach && nla_put_flag(msg, KTGEN_A_RUN_DETACH)) ||
 	    (p->interval_ms && nla_put_u32(msg, KTGEN_A_RUN_INTERVAL_MS, p->interval_ms)) ||
+	    (p->warmup_ms && nla_put_u32(msg, KTGEN_A_RUN_WARMUP_MS, p->warmup_ms)) ||
 	    nla_put_u32(msg, KTGEN_A_RUN_STATE, run->state) ||
 	    (run->error && (nla_put_u32(msg, KTGEN_A_RUN_ERROR, -run->error) ||
 			    nla_put_u32(msg, KTGEN_A_RUN_ERROR_FLOW, run->error_flow))) ||
@@ -451,7 +514,8 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	    ktg_run_fill_tx(msg, run) ||
 	    (atomic64_read(&run->rx->conns) &&
 	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, ktg_run_lost(run))) ||
-	    ktg_cpu_acct_put(msg, &run->cpu, p->cpus))
+	    ktg_cpu_acct_put(msg, &run->cpu, p->cpus) ||
+	    ktg_run_fill_window(msg, run))
 		return -EMSGSIZE;
 	return 0;
 }

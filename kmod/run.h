@@ -47,6 +47,8 @@ struct ktg_flow {
 	u64			bytes;
 	u64			msgs;
 	u64			acked;
+	u64			bytes0;		/* at the window's start */
+	u64			msgs0;
 	bool			has_info;	/* TCP: the figures below, at the end */
 	u32			retrans;
 	u32			srtt_us;
@@ -90,6 +92,10 @@ struct ktg_run {
 	u32			nworkers;
 	struct work_struct	done_work;
 	struct delayed_work	interval_work;
+	struct delayed_work	window_work;	/* opens it after the warmup */
+	ktime_t			wstart;		/* the window opened (0: not yet) */
+	u64			rx_bytes0;
+	u64			rx_msgs0;
 	u32			intervals;	/* run-interval notifications sent */
 	struct completion	done;
 };

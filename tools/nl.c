@@ -98,6 +98,8 @@ static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_CPU_OTHER]		= "cpu-other",
 	[KTGEN_A_RUN_INTERVAL_MS]	= "interval-ms",
 	[KTGEN_A_RUN_INTERVAL]		= "interval",
+	[KTGEN_A_RUN_WARMUP_MS]		= "warmup-ms",
+	[KTGEN_A_RUN_WINDOW]		= "window",
 };
 
 const struct attr_set ktg_info_attrs = { "info", info_names, KTGEN_A_INFO_MAX };

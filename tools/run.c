@@ -78,6 +78,17 @@ static const enum mnl_attr_data_type run_types[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_CPU_OTHER]		= MNL_TYPE_NESTED,
 	[KTGEN_A_RUN_INTERVAL_MS]	= MNL_TYPE_U32,
 	[KTGEN_A_RUN_INTERVAL]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_WARMUP_MS]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_WINDOW]		= MNL_TYPE_NESTED,
+};
+
+static const enum mnl_attr_data_type window_types[KTGEN_A_WINDOW_MAX + 1] = {
+	[KTGEN_A_WINDOW_START_NS]	= MNL_TYPE_U64,
+	[KTGEN_A_WINDOW_DURATION_NS]	= MNL_TYPE_U64,
+	[KTGEN_A_WINDOW_TX_BYTES]	= MNL_TYPE_U64,
+	[KTGEN_A_WINDOW_TX_MSGS]	= MNL_TYPE_U64,
+	[KTGEN_A_WINDOW_RX_BYTES]	= MNL_TYPE_U64,
+	[KTGEN_A_WINDOW_RX_MSGS]	= MNL_TYPE_U64,
 };
 
 static const enum mnl_attr_data_type cpu_stats_types[KTGEN_A_CPU_STATS_MAX + 1] = {
@@ -170,6 +181,7 @@ static void print_run_config(const struct nlattr **tb)
 	print_bool(PRINT_JSON, "nodelay", NULL, !!tb[KTGEN_A_RUN_NODELAY]);
 	print_bool(PRINT_JSON, "detach", NULL, !!tb[KTGEN_A_RUN_DETACH]);
 	print_opt_u32(tb[KTGEN_A_RUN_INTERVAL_MS], "interval_ms", NULL);
+	print_opt_u32(tb[KTGEN_A_RUN_WARMUP_MS], "warmup_ms", NULL);
 }
 
 /* ": done in 10.00 s", ": failed after 0.01 s: Connection refused (flow 2)" */
@@ -274,10 +286,22 @@ static void print_run_cpu(const struct nlattr **tb, uint64_t ns)
 {
 	const struct nlattr *st[KTGEN_A_CPU_STATS_MAX + 1];
 	const struct nlattr *tx = tb[KTGEN_A_RUN_TX], *rx = tb[KTGEN_A_RUN_RX];
+	const struct nlattr *win = tb[KTGEN_A_RUN_WINDOW];
 	uint64_t tx_bytes = nl_nested_u64(tx, KTGEN_A_TX_STATS_BYTES);
 	uint64_t tx_msgs = nl_nested_u64(tx, KTGEN_A_TX_STATS_MSGS);
+	uint64_t rx_bytes = nl_nested_u64(rx, KTGEN_A_RX_STATS_BYTES);
+	uint64_t rx_msgs = nl_nested_u64(rx, KTGEN_A_RX_STATS_MSGS);
 	uint32_t method;
 	bool est;
+
+	/* After a warmup, the CPU time is the window's: so is the work. */
+	if (win) {
+		ns = nl_nested_u64(win, KTGEN_A_WINDOW_DURATION_NS);
+		tx_bytes = nl_nested_u64(win, KTGEN_A_WINDOW_TX_BYTES);
+		tx_msgs = nl_nested_u64(win, KTGEN_A_WINDOW_TX_MSGS);
+		rx_bytes = nl_nested_u64(win, KTGEN_A_WINDOW_RX_BYTES);
+		rx_msgs = nl_nested_u64(win, KTGEN_A_WINDOW_RX_MSGS);
+	}
 
 	nl_parse_nested(tb[KTGEN_A_RUN_CPU_RUN], cpu_stats_types, KTGEN_A_CPU_STATS_MAX, st);
 	method = get_u32(st[KTGEN_A_CPU_STATS_METHOD], UINT32_MAX);
@@ -292,8 +316,7 @@ static void print_run_cpu(const struct nlattr **tb, uint64_t ns)
 	if (tb[KTGEN_A_RUN_CPU_OTHER]) {
 		print_text(" ");
 		print_cpu_group(tb[KTGEN_A_RUN_CPU_OTHER], "other", ns,
-				rx ? nl_nested_u64(rx, KTGEN_A_RX_STATS_BYTES) : tx_bytes,
-				rx ? nl_nested_u64(rx, KTGEN_A_RX_STATS_MSGS) : tx_msgs);
+				rx ? rx_bytes : tx_bytes, rx ? rx_msgs : tx_msgs);
 	}
 	print_close_object();
 	if (method == KTGEN_CPU_METHOD_BUSY_TIME)
@@ -301,6 +324,35 @@ static void print_run_cpu(const struct nlattr **tb, uint64_t ns)
 	else if (method == KTGEN_CPU_METHOD_SW_EVENT)
 		print_text("  (software event standing in: cycles are ns)");
 	print_text("\n");
+}
+
+/* "  window 2.00 s after a 1.00 s warmup: tx 1.23 Gbit/s  rx 1.22 Gbit/s" */
+static void print_run_window(const struct nlattr *win)
+{
+	const struct nlattr *st[KTGEN_A_WINDOW_MAX + 1];
+	uint64_t ns, start, tx, rx;
+
+	nl_parse_nested(win, window_types, KTGEN_A_WINDOW_MAX, st);
+	start = nl_nested_u64(win, KTGEN_A_WINDOW_START_NS);
+	ns = nl_nested_u64(win, KTGEN_A_WINDOW_DURATION_NS);
+	tx = nl_nested_u64(win, KTGEN_A_WINDOW_TX_BYTES);
+	rx = nl_nested_u64(win, KTGEN_A_WINDOW_RX_BYTES);
+	print_open_object("window");
+	print_u64(PRINT_JSON, "start_ns", NULL, start);
+	print_u64(PRINT_JSON, "duration_ns", NULL, ns);
+	print_text("  window %.2f s after a %.2f s warmup:", ns / 1e9, start / 1e9);
+	print_counter(st[KTGEN_A_WINDOW_TX_BYTES], "tx_bytes", NULL, TEXT_NEVER);
+	print_counter(st[KTGEN_A_WINDOW_TX_MSGS], "tx_msgs", NULL, TEXT_NEVER);
+	print_u64(PRINT_JSON, "tx_bps", NULL, rate_bps(tx, ns));
+	print_text("  tx %.2f Gbit/s", rate_bps(tx, ns) / 1e9);
+	if (st[KTGEN_A_WINDOW_RX_BYTES]) {
+		print_counter(st[KTGEN_A_WINDOW_RX_BYTES], "rx_bytes", NULL, TEXT_NEVER);
+		print_counter(st[KTGEN_A_WINDOW_RX_MSGS], "rx_msgs", NULL, TEXT_NEVER);
+		print_u64(PRINT_JSON, "rx_bps", NULL, rate_bps(rx, ns));
+		print_text("  rx %.2f Gbit/s", rate_bps(rx, ns) / 1e9);
+	}
+	print_text("\n");
+	print_close_object();
 }
 
 /* The interval from @prev (NULL: the start) to @iv, as its own figures. */
@@ -342,6 +394,8 @@ static void print_run(const struct nlattr **tb, const struct run_wait *w)
 		print_run_tx(tb, ns);
 	if (tb[KTGEN_A_RUN_RX])
 		print_run_rx(tb, ns);
+	if (tb[KTGEN_A_RUN_WINDOW])
+		print_run_window(tb[KTGEN_A_RUN_WINDOW]);
 	if (tb[KTGEN_A_RUN_CPU_RUN])
 		print_run_cpu(tb, ns);
 	if (w && w->delta.n)
@@ -545,6 +599,8 @@ struct run_args {
 	bool		detach;
 	bool		has_interval;
 	uint32_t	interval_ms;
+	bool		has_warmup;
+	uint32_t	warmup_ms;
 };
 
 static int kw_to(struct run_args *a, const char *v)
@@ -631,6 +687,12 @@ static int kw_interval(struct run_args *a, const char *v)
 	return parse_secs_ms(v, &a->interval_ms);
 }
 
+static int kw_warmup(struct run_args *a, const char *v)
+{
+	a->has_warmup = true;
+	return parse_secs_ms(v, &a->warmup_ms);
+}
+
 static const struct run_kw {
 	const char	*name;
 	int		(*parse)(struct run_args *a, const char *v);
@@ -650,6 +712,7 @@ static const struct run_kw {
 	{ "buffer",	kw_buffer,	"a size in bytes" },
 	{ "sndbuf",	kw_sndbuf,	"a size in bytes below 4G" },
 	{ "interval",	kw_interval,	"seconds, like 1 or 0.5" },
+	{ "warmup",	kw_warmup,	"seconds, like 2 or 0.5" },
 };
 
 /* One "keyword [value]" of a run; returns the words used, or -1. */
@@ -751,6 +814,8 @@ static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 		mnl_attr_put(nlh, KTGEN_A_RUN_DETACH, 0, NULL);
 	if (a->has_interval)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_INTERVAL_MS, a->interval_ms);
+	if (a->has_warmup)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_WARMUP_MS, a->warmup_ms);
 }
 
 static int run_id_cb(const struct nlmsghdr *nlh, void *data)
@@ -850,7 +915,7 @@ static void run_usage(FILE *f)
 	      "                 [time SECS | bytes N | msgs N]\n"
 	      "                 [tx stack|cached|nocache|zerocopy]\n"
 	      "                 [buffer BYTES] [sndbuf BYTES] [nodelay] [detach]\n"
-	      "                 [interval SECS]\n"
+	      "                 [interval SECS] [warmup SECS]\n"
 	      "       ktgen run show [ID]\n"
 	      "       ktgen run stop ID|all\n"
 	      "       ktgen run del ID|all\n"
@@ -859,6 +924,8 @@ static void run_usage(FILE *f)
 	      "the run's id and leaves it running ('ktgen run show ID').\n"
 	      "time: seconds, fractions allowed (default 10 s without a limit)\n"
 	      "interval: a progress line (JSON: an intervals array) this often\n"
+	      "warmup: send this long before the measured window (rates, CPU) opens;\n"
+	      "        a time limit counts from the window's start\n"
 	      "cpus: CPUs for the sending workers, e.g. 0-3,8\n", f);
 }
 

@@ -219,3 +219,27 @@ t_device_env()
 			'rings' not in d['environment']['devices']['ktg0']"
 }
 case_add device_env t_device_env 60
+
+# warmup: the window opens a second in and lasts the time given; rates and
+# CPU are the window's (the CPU's busy time fits in it, not in the whole
+# run), the totals the whole run's.
+t_warmup()
+{
+	load_module
+	$KTGEN sink add tcp port 5508 rx discard cpus 1 >/dev/null
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 5508 cpus 0 time 2 warmup 1 |
+		json_check "d['state'] == 'done' and d['warmup_ms'] == 1000 and
+			abs(d['window']['start_ns'] - 1e9) < 100e6 and
+			abs(d['window']['duration_ns'] - 2e9) < 100e6 and
+			abs(d['duration_ns'] - 3e9) < 150e6 and
+			0 < d['window']['tx_bytes'] < d['tx']['bytes'] and
+			0 < d['window']['rx_bytes'] <= d['rx']['bytes'] and
+			d['tx']['acked'] == d['rx']['bytes'] == d['tx']['bytes'] and
+			d['cpu']['run']['busy_ns'] <= d['window']['duration_ns'] + 20e6 and
+			d['cpu']['run']['busy_ns'] > 0.5 * d['window']['duration_ns']"
+	# Ended in its warmup: no window, no CPU figures, the totals.
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 5508 bytes 64K warmup 5 |
+		json_check "d['state'] == 'done' and 'window' not in d and 'cpu' not in d and
+			d['tx']['bytes'] == 65536"
+}
+case_add warmup t_warmup 60
