@@ -37,13 +37,18 @@ compare()
 	done | /usr/bin/python3 -c '
 import json, sys
 rows = [json.loads(l) for l in sys.stdin if l.strip()]
-print("%-9s %10s %10s %-8s %-10s %s" % ("tx", "tx Gbit/s", "rx Gbit/s",
-      "pages", "acked=rx", "verify errors"))
+print("%-9s %10s %10s %-8s %-9s %7s %9s %9s" % ("tx", "tx Gbit/s", "rx Gbit/s",
+      "pages", "acked=rx", "verify", "tx us/KB", "cycles/B"))
 for r in rows:
-    print("%-9s %10.2f %10.2f %-8s %-10s %d" % (r["tx_mode"], r["tx_bps"] / 1e9,
+    cpu = r.get("cpu", {}).get("run", {})
+    print("%-9s %10.2f %10.2f %-8s %-9s %7d %9.3f %9.2f" % (r["tx_mode"], r["tx_bps"] / 1e9,
           r.get("rx_bps", 0) / 1e9, r["splice"],
           "yes" if r["tx"].get("acked") == r["rx"]["bytes"] else "NO",
-          r["rx"]["verify_errors"]))'
+          r["rx"]["verify_errors"], cpu.get("us_per_kb") or 0,
+          cpu.get("cycles_per_byte") or 0))
+m = rows[0].get("cpu", {}) if rows else {}
+print("cpu: %s%s; us/KB is netperf service demand of the sending CPU" %
+      (m.get("method", "none"), ", cycles estimated from busy time" if m.get("estimated") else ""))'
 	ip netns del $a
 	ip netns del $b
 }
