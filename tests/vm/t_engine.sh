@@ -101,7 +101,7 @@ udp_one()
 
 	[ "$tx" = stack ] || splice=$UDP_SPLICE
 	id=$($sink $KTGEN sink add udp local "$a" port "$port" rx "$rx" |
-		sed -n '1s/^sink \([0-9]*\) .*/\1/p')
+		sed -n '1s/^sink \([0-9]*\).*/\1/p')
 	out=$($run $KTGEN -j run udp_stream to "$a" port "$port" msgs 3000 size "$size" tx "$tx") ||
 		fail "udp $a tx $tx rx $rx size $size: exit $?"
 	echo "{\"run\": $out, \"sink\": $($sink $KTGEN -j sink show "$id"),"\
