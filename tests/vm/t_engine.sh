@@ -102,6 +102,7 @@ udp_one()
 	[ "$tx" = stack ] || splice=$UDP_SPLICE
 	id=$($sink $KTGEN sink add udp local "$a" port "$port" rx "$rx" |
 		sed -n '1s/^sink \([0-9]*\).*/\1/p')
+	[ -n "$id" ] || fail "udp $a port $port: no sink"
 	out=$($run $KTGEN -j run udp_stream to "$a" port "$port" msgs 3000 size "$size" tx "$tx") ||
 		fail "udp $a tx $tx rx $rx size $size: exit $?"
 	echo "{\"run\": $out, \"sink\": $($sink $KTGEN -j sink show "$id"),"\

@@ -3,7 +3,9 @@
 #
 # Measurement: the CPU cost of a run, by busy time where there is no PMU
 # (the VM has none) and by the counter path with a software event standing
-# in; checked against /proc/stat read independently around the run.
+# in; checked against /proc/stat read independently around the run. Cases
+# that only exercise the CLI's reading of /proc and /sys are "stock": the
+# debug lane runs the ones with kernel paths.
 
 # Busy ns of CPU $1 so far, from /proc/stat (user nice system irq softirq,
 # in USER_HZ ticks).
@@ -159,7 +161,7 @@ t_counters()
 	echo "$out" | grep -q "Tcp.RetransSegs" && fail "an unchanged counter in text"
 	return 0
 }
-case_add counters t_counters 120
+case_add counters t_counters 120 stock
 
 # The run document: its schema (json_check validates every run document
 # the suite reads; here a failing one must be caught), the environment.
@@ -179,7 +181,7 @@ t_json_document()
 	! echo "$out" | sed 's/"state":"done"/"state":"finished"/' | json_check True 2>/dev/null ||
 		fail "the schema let a bad state through"
 }
-case_add json_document t_json_document 60
+case_add json_document t_json_document 60 stock
 
 # Preflight: the machine's state goes with the result, and what makes
 # numbers unreliable is a warning (here: a process named irqbalance).
@@ -203,7 +205,7 @@ t_preflight()
 		grep -q "^  warning: irqbalance is running" || fail "no warning in text"
 	kill $pid
 }
-case_add preflight t_preflight 60
+case_add preflight t_preflight 60 stock
 
 # The devices of the run's namespace in the environment: driver, offloads,
 # queue masks as set here through sysfs; nothing the driver does not
@@ -221,7 +223,7 @@ t_device_env()
 			'rx-0:rps=2' in d['environment']['devices']['ktg0']['queues'].split() and
 			'rings' not in d['environment']['devices']['ktg0']"
 }
-case_add device_env t_device_env 60
+case_add device_env t_device_env 60 stock
 
 # warmup: the window opens a second in and lasts the time given; rates and
 # CPU are the window's (the CPU's busy time fits in it, not in the whole
