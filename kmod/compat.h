@@ -73,12 +73,12 @@ static inline int ktg_send_page(struct socket *sock, struct page *page,
  */
 #ifdef CONFIG_X86
 #include <asm/tsc.h>
-static inline u64 ktg_tsc_khz(void)
+static inline u32 ktg_tsc_khz(void)
 {
 	return tsc_khz;
 }
 #else
-static inline u64 ktg_tsc_khz(void)
+static inline u32 ktg_tsc_khz(void)
 {
 	return 0;
 }

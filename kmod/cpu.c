@@ -15,6 +15,7 @@
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/kernel_stat.h>
+#include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
@@ -166,6 +167,8 @@ void ktg_cpu_acct_start(struct ktg_cpu_acct *a)
 		}
 		a->busy[cpu] = ktg_cpu_busy_ns(cpu);
 	}
+	/* the starting values before the bit: ktg_cpu_acct_stop() tests it */
+	smp_mb__before_atomic();
 	set_bit(1, &a->stopped);
 }
 
@@ -178,6 +181,7 @@ void ktg_cpu_acct_stop(struct ktg_cpu_acct *a)
 
 	if (!test_bit(1, &a->stopped) || test_and_set_bit(0, &a->stopped))
 		return;
+	smp_mb__after_atomic();	/* pairs with the barrier in ktg_cpu_acct_start() */
 	for_each_cpu(cpu, &a->online) {
 		u64 busy = ktg_cpu_busy_ns(cpu);
 
@@ -194,7 +198,8 @@ void ktg_cpu_acct_stop(struct ktg_cpu_acct *a)
 static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu_acct *a,
 			     const struct cpumask *cpus, bool in)
 {
-	u64 busy = 0, cycles = 0, khz = ktg_tsc_khz();
+	u64 busy = 0, cycles = 0;
+	u32 khz = ktg_tsc_khz();
 	struct nlattr *nest;
 	u32 n = 0;
 	int cpu;
@@ -207,7 +212,7 @@ static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu
 		if (a->ev)
 			cycles += a->count[cpu];
 		else
-			cycles += div_u64(a->busy[cpu] * khz, USEC_PER_SEC);
+			cycles += mul_u64_u32_div(a->busy[cpu], khz, USEC_PER_SEC);
 	}
 	nest = nla_nest_start(msg, attr);
 	if (!nest ||

@@ -328,7 +328,8 @@ static int ktg_send_dgram(struct ktg_flow *f, u32 len, u32 magic, u64 seq)
  * pushes the datagram. The corked skb holds every page spliced into it, so
  * each page's count tells spliced from copied. A send that fails has made
  * the stack drop what was corked: the datagram starts over or is dropped,
- * never sent in part.
+ * never sent in part. Staging pages picked for the datagram hold a
+ * reference of ours until it is sent, so one is never picked twice.
  */
 static int ktg_send_dgram_pages(struct ktg_flow *f, u32 len)
 {
@@ -336,22 +337,27 @@ static int ktg_send_dgram_pages(struct ktg_flow *f, u32 len)
 	struct page *pages[KTG_DGRAM_PAGES];
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_MORE };
 	struct ktg_run *run = f->run;
+	bool staged = run->p.tx_mode != KTGEN_TX_MODE_ZEROCOPY;
 	u32 hlen = len >= sizeof(struct ktg_dgram) ? sizeof(struct ktg_dgram) : 0;
 	u32 plen = len - hlen;
-	int i, n, ret;
+	int i, n, picked = 0, ret;
 
 	n = ktg_src_kvecs(run, f->seq * plen, plen, iov);
 	for (i = 0; i < n; i++) {
 		struct page *src = virt_to_page(iov[i].iov_base);
 
-		if (run->p.tx_mode == KTGEN_TX_MODE_ZEROCOPY) {
+		if (!staged) {
 			pages[i] = src;
 			continue;
 		}
 		pages[i] = ktg_stage_page(f);
 		f->stage_blocked = !pages[i];
-		if (!pages[i])
-			return -ENOBUFS;	/* nothing sent yet */
+		if (!pages[i]) {
+			ret = -ENOBUFS;		/* nothing sent yet */
+			goto out;
+		}
+		get_page(pages[i]);
+		picked++;
 		ktg_stage_copy(run, pages[i], src, offset_in_page(iov[i].iov_base),
 			       iov[i].iov_len);
 	}
@@ -365,18 +371,27 @@ static int ktg_send_dgram_pages(struct ktg_flow *f, u32 len)
 		ktg_dgram_head(f, &h, KTG_MAGIC_DATA, f->seq);
 		ret = kernel_sendmsg(f->sock, &msg, &hv, 1, hlen);
 		if (ret < 0)
-			return ret;
+			goto out;
 	}
 	for (i = 0; i < n; i++) {
 		ret = ktg_send_page(f->sock, pages[i], offset_in_page(iov[i].iov_base),
 				    iov[i].iov_len, MSG_DONTWAIT | MSG_MORE);
 		if (ret < 0)
-			return ret;
-		ktg_splice_account(run, pages[i]);
+			goto out;
+		/* ours, and the stack's if it kept the page */
+		if (page_ref_count(pages[i]) > 1 + staged)
+			atomic_inc(&run->splice_held);
+		else
+			atomic_inc(&run->splice_copied);
 	}
 	msg.msg_flags = MSG_DONTWAIT;
 	ret = kernel_sendmsg(f->sock, &msg, NULL, 0, 0);
-	return ret < 0 ? ret : len;
+	if (ret >= 0)
+		ret = len;
+out:
+	for (i = 0; i < picked; i++)
+		put_page(pages[i]);
+	return ret;
 }
 
 static void ktg_flow_drain_start(struct ktg_flow *f)

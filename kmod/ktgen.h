@@ -85,6 +85,7 @@ struct ktg_worker {
 	void			*buf;	/* receive buffer of sink workers */
 };
 
+void ktg_worker_init(struct ktg_worker *w, void *owner);
 int ktg_worker_start(struct ktg_worker *w, int cpu, int (*fn)(void *),
 		     const char *what, u32 id);
 void ktg_worker_stop(struct ktg_worker *w);

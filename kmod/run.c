@@ -137,6 +137,9 @@ static void ktg_run_window_work(struct work_struct *work)
 	ktg_cpu_acct_start(&run->cpu);
 	/* the snapshot before the start time: a reader seeing wstart sees it */
 	smp_store_release(&run->wstart, ktime_get());
+	/* The last flow finished while the window opened: close it here. */
+	if (!atomic_read(&run->sending))
+		ktg_cpu_acct_stop(&run->cpu);
 }
 
 /* Every interval while the run sends, on the grid from its start. */
@@ -205,10 +208,8 @@ static int ktg_run_start_workers(struct ktg_run *run)
 	run->workers = kcalloc(n, sizeof(*run->workers), GFP_KERNEL);
 	if (!run->workers)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		run->workers[i].owner = run;
-		INIT_LIST_HEAD(&run->workers[i].items);
-	}
+	for (i = 0; i < n; i++)
+		ktg_worker_init(&run->workers[i], run);
 	for (i = 0; i < run->p.flows; i++) {
 		struct ktg_flow *f = &run->flows[i];
 		struct ktg_worker *w = &run->workers[i % n];

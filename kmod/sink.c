@@ -295,11 +295,11 @@ static void ktg_conn_close(struct ktg_conn *c)
 static struct ktg_worker *ktg_sink_pick(struct ktg_sink *sink, struct sock *sk)
 {
 	int rx_cpu = READ_ONCE(sk->sk_incoming_cpu);
-	struct ktg_worker *w = NULL;
-	u32 i;
+	struct ktg_worker *w = &sink->workers[0];
+	u32 i, n = READ_ONCE(sink->nworkers);
 
-	for (i = 0; i < sink->nworkers; i++) {
-		w = &sink->workers[sink->next_worker++ % sink->nworkers];
+	for (i = 0; i < n; i++) {
+		w = &sink->workers[sink->next_worker++ % n];
 		if (w->cpu != rx_cpu)
 			break;
 	}
@@ -666,8 +666,7 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 
 		if (sink->nworkers == n)
 			break;
-		w->owner = sink;
-		INIT_LIST_HEAD(&w->items);
+		ktg_worker_init(w, sink);
 		w->buf = kvmalloc(KTG_RX_BUF, GFP_KERNEL);
 		if (!w->buf) {
 			err = -ENOMEM;

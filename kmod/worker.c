@@ -12,14 +12,24 @@
 
 #include "ktgen.h"
 
+/* Before anything can kick the worker: sockets are watched before their
+ * workers start.
+ */
+void ktg_worker_init(struct ktg_worker *w, void *owner)
+{
+	init_waitqueue_head(&w->wq);
+	atomic_set(&w->kick, 0);
+	spin_lock_init(&w->lock);
+	INIT_LIST_HEAD(&w->items);
+	w->owner = owner;
+	w->cpu = -1;
+}
+
 int ktg_worker_start(struct ktg_worker *w, int cpu, int (*fn)(void *),
 		     const char *what, u32 id)
 {
 	struct task_struct *t;
 
-	init_waitqueue_head(&w->wq);
-	atomic_set(&w->kick, 0);
-	spin_lock_init(&w->lock);
 	w->cpu = cpu;
 	t = kthread_create_on_node(fn, w, cpu_to_node(cpu), "ktgen/%s%u:%d",
 				   what, id, cpu);

@@ -2,8 +2,9 @@
 /*
  * What the stack and the devices counted while a run went: /proc/net/snmp,
  * netstat and snmp6, softnet_stat, and for every device that is up (but
- * lo) its statistics and its ethtool -S, read before and after; the
- * differences go with the run's result.
+ * lo) its statistics, its ethtool -S and its qdiscs' drops, requeues and
+ * overlimits, read before and after; the differences go with the run's
+ * result.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -16,7 +17,10 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <libmnl/libmnl.h>
 #include <linux/ethtool.h>
+#include <linux/gen_stats.h>
+#include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 
 #include "counters.h"
@@ -190,8 +194,109 @@ out:
 	free(stats);
 }
 
+/* Qdisc statistics, summed over each device's qdiscs (root and
+ * children): drops, requeues, overlimits; from an RTM_GETQDISC dump.
+ */
+struct qdisc_sum {
+	int		ifindex;
+	uint64_t	drops, requeues, overlimits;
+};
+
+struct qdisc_dump {
+	struct qdisc_sum	*v;
+	size_t			n;
+};
+
+static int qdisc_stats_cb(const struct nlattr *a, void *data)
+{
+	const struct nlattr **q = data;
+
+	if (mnl_attr_get_type(a) == TCA_STATS_QUEUE &&
+	    mnl_attr_get_payload_len(a) >= sizeof(struct gnet_stats_queue))
+		*q = a;
+	return MNL_CB_OK;
+}
+
+static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct tcmsg *tc = mnl_nlmsg_get_payload(nlh);
+	struct qdisc_dump *d = data;
+	const struct nlattr *a, *queue = NULL;
+	const struct gnet_stats_queue *q;
+	struct qdisc_sum *sum = NULL;
+	size_t i;
+
+	mnl_attr_for_each(a, nlh, sizeof(*tc))
+		if (mnl_attr_get_type(a) == TCA_STATS2)
+			mnl_attr_parse_nested(a, qdisc_stats_cb, &queue);
+	if (!queue)
+		return MNL_CB_OK;
+	for (i = 0; i < d->n && !sum; i++)
+		if (d->v[i].ifindex == tc->tcm_ifindex)
+			sum = &d->v[i];
+	if (!sum) {
+		sum = realloc(d->v, (d->n + 1) * sizeof(*sum));
+		if (!sum)
+			return MNL_CB_OK;
+		d->v = sum;
+		sum += d->n++;
+		memset(sum, 0, sizeof(*sum));
+		sum->ifindex = tc->tcm_ifindex;
+	}
+	q = mnl_attr_get_payload(queue);
+	sum->drops += q->drops;
+	sum->requeues += q->requeues;
+	sum->overlimits += q->overlimits;
+	return MNL_CB_OK;
+}
+
+static void read_qdiscs(struct qdisc_dump *d)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct mnl_socket *nl;
+	struct nlmsghdr *nlh;
+	struct tcmsg *tc;
+	unsigned int seq = 1, portid;
+	ssize_t len;
+	int ret = MNL_CB_OK;
+
+	nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl)
+		return;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0)
+		goto out;
+	portid = mnl_socket_get_portid(nl);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETQDISC;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	tc = mnl_nlmsg_put_extra_header(nlh, sizeof(*tc));
+	tc->tcm_family = AF_UNSPEC;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
+		goto out;
+	while (ret > MNL_CB_STOP && (len = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0)
+		ret = mnl_cb_run(buf, len, seq, portid, qdisc_cb, d);
+out:
+	mnl_socket_close(nl);
+}
+
+static void add_qdisc(struct ctr_set *s, const struct qdisc_dump *d, const char *dev)
+{
+	int ifindex = (int)if_nametoindex(dev);
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		if (d->v[i].ifindex != ifindex)
+			continue;
+		ctr_add(s, CTR_QDISC, dev, "drops", d->v[i].drops);
+		ctr_add(s, CTR_QDISC, dev, "requeues", d->v[i].requeues);
+		ctr_add(s, CTR_QDISC, dev, "overlimits", d->v[i].overlimits);
+	}
+}
+
 void counters_read(struct ctr_set *s)
 {
+	struct qdisc_dump qd = { 0 };
 	struct dirent *e;
 	DIR *d;
 	int fd;
@@ -205,6 +310,7 @@ void counters_read(struct ctr_set *s)
 	d = opendir("/sys/class/net");
 	if (!d)
 		return;
+	read_qdiscs(&qd);
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	while ((e = readdir(d))) {
 		char path[PATH_MAX];
@@ -219,10 +325,12 @@ void counters_read(struct ctr_set *s)
 		read_dev_stats(s, e->d_name);
 		if (fd >= 0)
 			read_ethtool(s, fd, e->d_name);
+		add_qdisc(s, &qd, e->d_name);
 	}
 	if (fd >= 0)
 		close(fd);
 	closedir(d);
+	free(qd.v);
 }
 
 /* @after becomes after - before, counter by counter (new ones: as read). */
@@ -254,6 +362,7 @@ static const char * const group_keys[] = {
 	[CTR_SOFTNET]	= "softnet",
 	[CTR_DEV]	= "stats",
 	[CTR_ETHTOOL]	= "ethtool",
+	[CTR_QDISC]	= "qdisc",
 };
 
 /* "Tcp.RetransSegs", "softnet.dropped", "eth0.rx_bytes", "eth0:rx_pkts" */
@@ -268,6 +377,9 @@ static void ctr_label(const struct ctr *c, char *buf, size_t len)
 		break;
 	case CTR_ETHTOOL:
 		snprintf(buf, len, "%s:%s", c->dev, c->name);
+		break;
+	case CTR_QDISC:
+		snprintf(buf, len, "%s.qdisc.%s", c->dev, c->name);
 		break;
 	default:
 		snprintf(buf, len, "%s", c->name);
@@ -303,7 +415,7 @@ void counters_print(const struct ctr_set *d)
 	print_open_object("counters");
 	for (i = 0; i < d->n; i++) {
 		const struct ctr *c = &d->v[i];
-		bool dev = c->group == CTR_DEV || c->group == CTR_ETHTOOL;
+		bool dev = c->group >= CTR_DEV;
 		bool new_dev = dev && (!open_dev || strcmp(open_dev, c->dev));
 
 		if ((int)c->group != open_group || new_dev) {

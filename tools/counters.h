@@ -16,6 +16,7 @@ enum ctr_group {
 	CTR_SOFTNET,	/* /proc/net/softnet_stat, all CPUs */
 	CTR_DEV,	/* /sys/class/net/DEV/statistics */
 	CTR_ETHTOOL,	/* ethtool -S DEV */
+	CTR_QDISC,	/* tc -s qdisc show dev DEV, all its qdiscs summed */
 };
 
 #define CTR_NAME_LEN	64

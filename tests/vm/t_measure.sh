@@ -96,16 +96,25 @@ case_add intervals t_intervals 120
 
 # TCP's own view of the flows: retransmits equal to the namespace's
 # RetransSegs (a clean veth may still see a few on a slow kernel; 3% netem
-# loss surely does), RTT, cwnd.
+# loss surely does), RTT, cwnd; and netem's losses in the run's qdisc
+# counters as tc reads them.
 retrans_segs()
 {
 	ip netns exec "$1" awk '$1 == "Tcp:" && n++ { for (i = 1; i <= NF; i++) if (h[i] == "RetransSegs") print $i }
 		$1 == "Tcp:" { for (i = 1; i <= NF; i++) h[i] = $i }' /proc/net/snmp
 }
 
+# Drops of ktg0's qdiscs in namespace $1, as tc shows them.
+qdisc_drops()
+{
+	tc -n "$1" -s qdisc show dev ktg0 |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "(dropped") { sub(",", "", $(i + 1)); n += $(i + 1) } }
+		     END { print n + 0 }'
+}
+
 t_tcp_info()
 {
-	local before after out
+	local before after out qd0 qd1
 
 	load_module
 	veth_pair
@@ -117,12 +126,18 @@ t_tcp_info()
 		d['tx']['srtt_us'] > 0 and d['tx']['cwnd'] >= 10"
 	tc -n "$NS_A" qdisc add dev ktg0 root netem loss 3%
 	before=$(retrans_segs "$NS_A")
+	qd0=$(qdisc_drops "$NS_A")
 	out=$(ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 5503 bytes 4M flows 2)
 	after=$(retrans_segs "$NS_A")
-	log "RetransSegs +$((after - before))"
+	qd1=$(qdisc_drops "$NS_A")
+	log "RetransSegs +$((after - before)), qdisc drops +$((qd1 - qd0))"
 	echo "$out" | json_check "d['state'] == 'done' and d['tx']['acked'] == 4 << 20 and
 		d['tx']['retrans'] > 0 and d['tx']['retrans'] == $((after - before))" ||
 		fail "retransmits disagree with the namespace's RetransSegs"
+	# netem's losses are its drops: as tc reads them.
+	echo "$out" | json_check "d['counters']['devices']['ktg0']['qdisc']['drops'] > 0 and
+		d['counters']['devices']['ktg0']['qdisc']['drops'] == $((qd1 - qd0))" ||
+		fail "qdisc drops disagree with tc"
 }
 case_add tcp_info t_tcp_info 180
 
