@@ -150,6 +150,21 @@ udp_matrix()
 	log "udp: every rx mode, every tx path, IPv4 and IPv6 (pages $UDP_SPLICE)"
 }
 
+# A sink that holds more than the staging ring: a big receive buffer keeps
+# staged pages in flight until the ring runs short, and a datagram of 15
+# pages must then wait for pages, never reuse one it already filled
+# (verify would see the overwritten bytes).
+t_udp_stage_ring()
+{
+	load_module
+	$KTGEN sink add udp port 5290 rx verify rcvbuf 64M cpus 1 >/dev/null
+	$KTGEN -j run udp_stream to 127.0.0.1 port 5290 msgs 2000 size 60000 tx cached cpus 0 |
+		json_check "d['state'] == 'done' and d['splice'] in ('spliced', 'copied') and
+			d['tx']['msgs'] == d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] and
+			d['rx']['msgs'] > 0 and d['rx']['verify_errors'] == 0"
+}
+case_add udp_stage_ring t_udp_stage_ring 120
+
 t_udp_loopback()
 {
 	load_module
