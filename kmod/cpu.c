@@ -94,11 +94,15 @@ static u64 ktg_cpu_busy_ns(int cpu)
 	       kcs.cpustat[CPUTIME_SOFTIRQ];
 }
 
-static u64 ktg_cpu_count(struct perf_event *ev)
+/* The counter's value; false when it did not count all the time it was
+ * enabled (a pinned event the PMU could not schedule reads 0).
+ */
+static bool ktg_cpu_count(struct perf_event *ev, u64 *count)
 {
 	u64 enabled, running;
 
-	return perf_event_read_value(ev, &enabled, &running);
+	*count = perf_event_read_value(ev, &enabled, &running);
+	return running == enabled;
 }
 
 static void ktg_cpu_acct_release(struct ktg_cpu_acct *a)
@@ -163,7 +167,7 @@ void ktg_cpu_acct_start(struct ktg_cpu_acct *a)
 	for_each_cpu(cpu, &a->online) {
 		if (a->ev) {
 			perf_event_enable(a->ev[cpu]);
-			a->count[cpu] = ktg_cpu_count(a->ev[cpu]);
+			ktg_cpu_count(a->ev[cpu], &a->count[cpu]);
 		}
 		a->busy[cpu] = ktg_cpu_busy_ns(cpu);
 	}
@@ -182,12 +186,17 @@ void ktg_cpu_acct_stop(struct ktg_cpu_acct *a)
 	if (!test_bit(1, &a->stopped) || test_and_set_bit(0, &a->stopped))
 		return;
 	smp_mb__after_atomic();	/* pairs with the barrier in ktg_cpu_acct_start() */
+	a->counted = !!a->ev;
 	for_each_cpu(cpu, &a->online) {
 		u64 busy = ktg_cpu_busy_ns(cpu);
 
 		a->busy[cpu] = busy > a->busy[cpu] ? busy - a->busy[cpu] : 0;
 		if (a->ev) {
-			a->count[cpu] = ktg_cpu_count(a->ev[cpu]) - a->count[cpu];
+			u64 count;
+
+			if (!ktg_cpu_count(a->ev[cpu], &count))
+				a->counted = false;
+			a->count[cpu] = count - a->count[cpu];
 			perf_event_disable(a->ev[cpu]);
 		}
 	}
@@ -209,18 +218,19 @@ static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu
 			continue;
 		n++;
 		busy += a->busy[cpu];
-		if (a->ev)
+		if (a->counted)
 			cycles += a->count[cpu];
 		else
 			cycles += mul_u64_u32_div(a->busy[cpu], khz, USEC_PER_SEC);
 	}
 	nest = nla_nest_start(msg, attr);
 	if (!nest ||
-	    nla_put_u32(msg, KTGEN_A_CPU_STATS_METHOD, a->method) ||
+	    nla_put_u32(msg, KTGEN_A_CPU_STATS_METHOD,
+			a->counted ? a->method : KTGEN_CPU_METHOD_BUSY_TIME) ||
 	    nla_put_u32(msg, KTGEN_A_CPU_STATS_CPUS, n) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_BUSY_NS, busy, 0) ||
-	    ((a->ev || khz) && nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_CYCLES, cycles, 0)) ||
-	    (!a->ev && khz && nla_put_flag(msg, KTGEN_A_CPU_STATS_ESTIMATED)))
+	    ((a->counted || khz) && nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_CYCLES, cycles, 0)) ||
+	    (!a->counted && khz && nla_put_flag(msg, KTGEN_A_CPU_STATS_ESTIMATED)))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;

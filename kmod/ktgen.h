@@ -209,6 +209,9 @@ struct ktg_cpu_acct {
 						 * bit 1: it opened
 						 */
 	bool			done;		/* the values are final */
+	bool			counted;	/* counters ran all the window: cycles
+						 * are theirs (else busy time's)
+						 */
 };
 
 int ktg_cpu_init(void);
