@@ -35,7 +35,6 @@ struct ktg_conn {
 	u32			hello_len;
 	u32			pattern_pages;	/* 0: not a ktgen sender */
 	u64			off;		/* payload bytes received */
-	unsigned long		accepted;	/* jiffies */
 };
 
 /* A UDP sender, by its cookie and flow id. */
@@ -322,15 +321,15 @@ static void ktg_sink_accept(struct ktg_sink *sink)
 		c->sock = newsock;
 		if (sink->p.rcvbuf)
 			sock_set_rcvbuf(newsock->sk, sink->p.rcvbuf);
-		c->accepted = jiffies;
 		atomic64_inc(&sink->stats.conns);
 		ktg_sock_watch(&c->watch, newsock, &sink->workers[0]);
 		list_add_tail(&c->node, &sink->pending);
 	}
 }
 
-/* Hand accepted connections to their workers once data (or the end, or
- * a second of nothing) says where they are received.
+/* Hand accepted connections to their workers once data (or the end) says
+ * where they are received; until then worker 0 watches them. No timeout:
+ * on a slow kernel the first data may come seconds after the handshake.
  */
 static void ktg_sink_place(struct ktg_sink *sink)
 {
@@ -341,8 +340,7 @@ static void ktg_sink_place(struct ktg_sink *sink)
 		struct sock *sk = c->sock->sk;
 
 		if (skb_queue_empty_lockless(&sk->sk_receive_queue) &&
-		    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) && !READ_ONCE(sk->sk_err) &&
-		    time_before(jiffies, c->accepted + HZ))
+		    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) && !READ_ONCE(sk->sk_err))
 			continue;
 		list_del(&c->node);
 		w = ktg_sink_pick(sink, sk);
