@@ -260,12 +260,14 @@ t_stop_midrun()
 		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 	sleep 1
 	[ "$(run_state "$id")" = running ] || fail "not running"
+	# Stopped, not timed out: well before the 60 s limit even when a
+	# loaded debug kernel takes long to get here.
 	$KTGEN run stop "$id"
 	slowwait "$(scaled 10)" bash -c "[ \"\$($KTGEN -j run show $id | grep -o '\"state\":\"[a-z]*\"')\" = '\"state\":\"stopped\"' ]" ||
 		fail "did not stop"
 	$KTGEN -j run show "$id" | json_check "d['tx']['bytes'] > 0 and
 		d['tx']['acked'] == d['tx']['bytes'] and d['rx']['bytes'] == d['tx']['bytes'] and
-		d['rx']['verify_errors'] == 0 and d['duration_ns'] < 30e9"
+		d['rx']['verify_errors'] == 0 and d['duration_ns'] < 55e9"
 	expect_fail 1 "still running|no such run" $KTGEN run del 999
 	$KTGEN run del "$id"
 	expect_fail 1 "no such run" $KTGEN run show "$id"

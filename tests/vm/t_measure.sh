@@ -16,8 +16,8 @@ procstat_busy_ns()
 }
 
 # The run's CPU 0 busy time lies inside what /proc/stat saw around the
-# whole command (which also starts and drains the run), and most of it
-# was the run's: the sender keeps its CPU busy.
+# whole command (which also starts and drains the run: on a loaded debug
+# kernel that is seconds), and the sender keeps its CPU busy.
 t_cpu_busy_time()
 {
 	local before after out
@@ -33,7 +33,6 @@ t_cpu_busy_time()
 		d['cpu']['run']['cpus'] == 1 and d['cpu']['other']['cpus'] == $(nproc) - 1 and
 		d['cpu']['run']['busy_ns'] <= d['duration_ns'] + 20e6 and
 		d['cpu']['run']['busy_ns'] <= $((after - before)) + 20e6 and
-		d['cpu']['run']['busy_ns'] >= 0.5 * $((after - before)) and
 		d['cpu']['run']['util_pct'] > 50 and
 		d['cpu']['run']['cycles'] > 0 and d['cpu']['run']['cycles_per_byte'] > 0 and
 		d['cpu']['run']['us_per_kb'] > 0 and
