@@ -15,15 +15,14 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
 #include <linux/ethtool.h>
 #include <linux/gen_stats.h>
 #include <linux/rtnetlink.h>
-#include <linux/sockios.h>
 
 #include "counters.h"
+#include "env.h"
 #include "print.h"
 
 void ctr_add(struct ctr_set *s, enum ctr_group g, const char *dev,
@@ -151,41 +150,23 @@ static void read_dev_stats(struct ctr_set *s, const char *dev)
 /* ethtool -S: the string set's size, its names, then the values. */
 static void read_ethtool(struct ctr_set *s, int fd, const char *dev)
 {
-	struct {
-		struct ethtool_sset_info hdr;
-		uint32_t len;
-	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_STATS } };
-	struct ethtool_gstrings *names = NULL;
 	struct ethtool_stats *stats = NULL;
-	struct ifreq ifr = { 0 };
-	uint32_t n, i;
+	uint32_t n = 0, i;
+	char *names;
 
-	memcpy(ifr.ifr_name, dev, strlen(dev) + 1);	/* shorter than IFNAMSIZ */
-	ifr.ifr_data = (void *)&sset;
-	if (ioctl(fd, SIOCETHTOOL, &ifr) || !(sset.hdr.sset_mask & (1ULL << ETH_SS_STATS)))
-		return;
-	n = sset.len;
-	if (!n || n > 65536)
-		return;
-	names = calloc(1, sizeof(*names) + (size_t)n * ETH_GSTRING_LEN);
-	stats = calloc(1, sizeof(*stats) + (size_t)n * sizeof(uint64_t));
-	if (!names || !stats)
-		goto out;
-	names->cmd = ETHTOOL_GSTRINGS;
-	names->string_set = ETH_SS_STATS;
-	names->len = n;
-	ifr.ifr_data = (void *)names;
-	if (ioctl(fd, SIOCETHTOOL, &ifr))
+	names = ethtool_strings(fd, dev, ETH_SS_STATS, &n);
+	if (names)
+		stats = calloc(1, sizeof(*stats) + (size_t)n * sizeof(uint64_t));
+	if (!stats)
 		goto out;
 	stats->cmd = ETHTOOL_GSTATS;
 	stats->n_stats = n;
-	ifr.ifr_data = (void *)stats;
-	if (ioctl(fd, SIOCETHTOOL, &ifr))
+	if (ethtool_cmd(fd, dev, stats))
 		goto out;
 	for (i = 0; i < n && i < stats->n_stats; i++) {
 		char name[ETH_GSTRING_LEN + 1];
 
-		memcpy(name, names->data + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
+		memcpy(name, names + (size_t)i * ETH_GSTRING_LEN, ETH_GSTRING_LEN);
 		name[ETH_GSTRING_LEN] = '\0';
 		ctr_add(s, CTR_ETHTOOL, dev, name, stats->data[i]);
 	}

@@ -84,7 +84,8 @@ static bool dev_up(const char *name)
 	return up;
 }
 
-static int ethtool(int fd, const char *dev, void *cmd)
+/* One SIOCETHTOOL request @cmd on @dev (shorter than IFNAMSIZ). */
+int ethtool_cmd(int fd, const char *dev, void *cmd)
 {
 	struct ifreq ifr = { 0 };
 
@@ -93,8 +94,10 @@ static int ethtool(int fd, const char *dev, void *cmd)
 	return fd < 0 ? -1 : ioctl(fd, SIOCETHTOOL, &ifr);
 }
 
-/* The names of string set @set, or NULL; *@n their count. */
-static char *ethtool_strings(int fd, const char *dev, uint32_t set, uint32_t *n)
+/* The names of string set @set, ETH_GSTRING_LEN bytes each and not always
+ * terminated, or NULL; *@n their count.
+ */
+char *ethtool_strings(int fd, const char *dev, uint32_t set, uint32_t *n)
 {
 	struct {
 		struct ethtool_sset_info hdr;
@@ -103,8 +106,8 @@ static char *ethtool_strings(int fd, const char *dev, uint32_t set, uint32_t *n)
 	struct ethtool_gstrings *gs;
 	char *names;
 
-	if (ethtool(fd, dev, &sset) || !(sset.hdr.sset_mask & (1ULL << set)) ||
-	    !sset.len || sset.len > 4096)
+	if (ethtool_cmd(fd, dev, &sset) || !(sset.hdr.sset_mask & (1ULL << set)) ||
+	    !sset.len || sset.len > 65536)
 		return NULL;
 	gs = calloc(1, sizeof(*gs) + (size_t)sset.len * ETH_GSTRING_LEN);
 	if (!gs)
@@ -112,7 +115,7 @@ static char *ethtool_strings(int fd, const char *dev, uint32_t set, uint32_t *n)
 	gs->cmd = ETHTOOL_GSTRINGS;
 	gs->string_set = set;
 	gs->len = sset.len;
-	if (ethtool(fd, dev, gs)) {
+	if (ethtool_cmd(fd, dev, gs)) {
 		free(gs);
 		return NULL;
 	}
@@ -156,7 +159,7 @@ static void dev_features(int fd, struct env_dev *d)
 	if (gf) {
 		gf->cmd = ETHTOOL_GFEATURES;
 		gf->size = blocks;
-		if (!ethtool(fd, d->name, gf))
+		if (!ethtool_cmd(fd, d->name, gf))
 			for (i = 0; i < n; i++)
 				if (gf->features[i / 32].active & (1U << (i % 32)))
 					list_add(&d->features, &len,
@@ -168,7 +171,7 @@ static void dev_features(int fd, struct env_dev *d)
 
 	len = 0;
 	names = ethtool_strings(fd, d->name, ETH_SS_PRIV_FLAGS, &n);
-	if (names && !ethtool(fd, d->name, &pf))
+	if (names && !ethtool_cmd(fd, d->name, &pf))
 		for (i = 0; i < n && i < 32; i++)
 			list_add(&d->priv_flags, &len, names + (size_t)i * ETH_GSTRING_LEN,
 				 ETH_GSTRING_LEN, pf.data & (1U << i) ? "=on" : "=off");
@@ -213,9 +216,9 @@ static void dev_info(int fd, struct env_dev *d)
 	dev_features(fd, d);
 	dev_queues(d);
 	d->rings.cmd = ETHTOOL_GRINGPARAM;
-	d->has_rings = !ethtool(fd, d->name, &d->rings);
+	d->has_rings = !ethtool_cmd(fd, d->name, &d->rings);
 	d->coal.cmd = ETHTOOL_GCOALESCE;
-	d->has_coal = !ethtool(fd, d->name, &d->coal);
+	d->has_coal = !ethtool_cmd(fd, d->name, &d->coal);
 	if (fd < 0 || ioctl(fd, SIOCETHTOOL, &ifr))
 		return;
 	snprintf(d->driver, sizeof(d->driver), "%.31s", di.driver);

@@ -57,6 +57,9 @@ struct env {
 	size_t			ndevs;
 };
 
+int ethtool_cmd(int fd, const char *dev, void *cmd);
+char *ethtool_strings(int fd, const char *dev, uint32_t set, uint32_t *n);
+
 struct nl_ctx;
 int info_get(struct nl_ctx *ctx, struct module_info *mi);
 void env_collect(struct env *e, const uint8_t *cpus, size_t cpus_len);
