@@ -113,14 +113,14 @@ static void read_softnet(struct ctr_set *s)
 		ctr_add(s, CTR_SOFTNET, NULL, cols[i], sum[i]);
 }
 
-static int read_u64_file(const char *path, uint64_t *v, int base)
+static int read_u64_file(const char *path, uint64_t *v)
 {
 	FILE *f = fopen(path, "r");
 	int ok;
 
 	if (!f)
 		return -1;
-	ok = fscanf(f, base == 16 ? "%" SCNx64 : "%" SCNu64, v) == 1;
+	ok = fscanf(f, "%" SCNu64, v) == 1;
 	fclose(f);
 	return ok ? 0 : -1;
 }
@@ -141,7 +141,7 @@ static void read_dev_stats(struct ctr_set *s, const char *dev)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", dev, e->d_name);
-		if (!read_u64_file(path, &v, 10))
+		if (!read_u64_file(path, &v))
 			ctr_add(s, CTR_DEV, dev, e->d_name, v);
 	}
 	closedir(d);
@@ -294,14 +294,8 @@ void counters_read(struct ctr_set *s)
 	read_qdiscs(&qd);
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	while ((e = readdir(d))) {
-		char path[PATH_MAX];
-		uint64_t flags;
-
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "lo") ||
-		    strlen(e->d_name) >= IFNAMSIZ)
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/net/%s/flags", e->d_name);
-		if (read_u64_file(path, &flags, 16) || !(flags & IFF_UP))
+		    strlen(e->d_name) >= IFNAMSIZ || !dev_up(e->d_name))
 			continue;
 		read_dev_stats(s, e->d_name);
 		if (fd >= 0)

@@ -68,7 +68,8 @@ static void read_line(const char *path, char *buf, size_t len)
 	fclose(f);
 }
 
-static bool dev_up(const char *name)
+/* The device's IFF_UP, from sysfs (of the caller's namespace). */
+bool dev_up(const char *name)
 {
 	char path[PATH_MAX];
 	unsigned int flags;

@@ -57,6 +57,7 @@ struct env {
 	size_t			ndevs;
 };
 
+bool dev_up(const char *name);
 int ethtool_cmd(int fd, const char *dev, void *cmd);
 char *ethtool_strings(int fd, const char *dev, uint32_t set, uint32_t *n);
 
