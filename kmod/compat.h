@@ -68,6 +68,14 @@ static inline int ktg_send_page(struct socket *sock, struct page *page,
 #endif
 }
 
+/* iov_iter directions named by what the memory is to the copy: its
+ * source (sending) or its destination (receiving); the names came in 6.2.
+ */
+#ifndef ITER_SOURCE
+#define ITER_SOURCE	WRITE
+#define ITER_DEST	READ
+#endif
+
 /* The TSC rate in kHz, to estimate cycles from busy time; 0 where the
  * architecture has no such constant rate.
  */

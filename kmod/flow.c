@@ -6,7 +6,10 @@
  *   cached    the module memcpy()s into staging pages it owns, which go to
  *             the stack without another copy;
  *   nocache   the same with the non-temporal copy;
- *   zerocopy  the source pages themselves go to the stack.
+ *   zerocopy  the source pages themselves go to the stack;
+ *   user      sock_sendmsg() of iovecs over the requester's memory, from
+ *             workers that adopted its address space: the stack's own user
+ *             copy, non-temporal when the route has tx-nocache-copy (TCP).
  * TCP sends the page modes a page per call; UDP builds each datagram whole
  * in one go (header, then its pages, corked).
  * Every call is MSG_DONTWAIT: a flow that cannot send leaves its worker to
@@ -155,8 +158,12 @@ static int ktg_flow_connect(struct ktg_flow *f)
 		return 1;
 	}
 	if (!ktg_flow_tcp(f) || sk->sk_state == TCP_ESTABLISHED) {
-		if (ktg_flow_tcp(f))
+		if (ktg_flow_tcp(f)) {
 			f->seq0 = READ_ONCE(tcp_sk(sk)->write_seq);
+			/* set up with the route at connect, fixed from then on */
+			WRITE_ONCE(f->nocache_route,
+				   !!(sk->sk_route_caps & NETIF_F_NOCACHE_COPY));
+		}
 		f->state = KTG_FLOW_SEND;
 		return 1;
 	}
@@ -191,6 +198,40 @@ static int ktg_src_kvecs(struct ktg_run *run, u64 off, u32 len, struct kvec *iov
 		o = (o + chunk) % size;
 	}
 	return n;
+}
+
+/* The same span as iovecs over the user copy of the source (tx user). */
+static int ktg_src_iovecs(struct ktg_run *run, u64 off, u32 len, struct iovec *iov)
+{
+	u64 size = (u64)run->src.npages << PAGE_SHIFT;
+	u64 o = off % size;
+	int n = 0;
+
+	while (len) {
+		u32 chunk = min_t(u64, len, size - o);
+
+		iov[n].iov_base = u64_to_user_ptr(run->p.user_buf + o);
+		iov[n].iov_len = chunk;
+		n++;
+		len -= chunk;
+		o = 0;
+	}
+	return n;
+}
+
+/* TCP user: what the stack copies in tcp_sendmsg() is user memory. */
+static int ktg_send_user(struct ktg_flow *f, u32 len)
+{
+	struct iovec iov[KTG_SEND_CHUNK / PAGE_SIZE + 1];
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	int n;
+
+	len = min_t(u32, len, KTG_SEND_CHUNK);
+	if (f->msg_left > len)
+		msg.msg_flags |= MSG_MORE;
+	n = ktg_src_iovecs(f->run, f->off, len, iov);
+	iov_iter_init(&msg.msg_iter, ITER_SOURCE, iov, n, len);
+	return sock_sendmsg(f->sock, &msg);
 }
 
 static int ktg_send_stack(struct ktg_flow *f, u32 len)
@@ -319,6 +360,35 @@ static int ktg_send_dgram(struct ktg_flow *f, u32 len, u32 magic, u64 seq)
 		n = ktg_src_kvecs(run, seq * len, len, iov);
 	}
 	return kernel_sendmsg(f->sock, &msg, iov, n, len);
+}
+
+/*
+ * UDP user: the header corked (MSG_MORE), then the payload from user
+ * memory, which pushes the datagram. A failed payload send has made the
+ * stack drop the corked header: the datagram starts over, or is dropped.
+ */
+static int ktg_send_dgram_user(struct ktg_flow *f, u32 len)
+{
+	struct iovec iov[KTG_DGRAM_PAGES];
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_MORE };
+	u32 hlen = len >= sizeof(struct ktg_dgram) ? sizeof(struct ktg_dgram) : 0;
+	u32 plen = len - hlen;
+	int n, ret;
+
+	if (hlen) {
+		struct ktg_dgram h;
+		struct kvec hv = { .iov_base = &h, .iov_len = hlen };
+
+		ktg_dgram_head(f, &h, KTG_MAGIC_DATA, f->seq);
+		ret = kernel_sendmsg(f->sock, &msg, &hv, 1, hlen);
+		if (ret < 0)
+			return ret;
+	}
+	msg.msg_flags = MSG_DONTWAIT;
+	n = ktg_src_iovecs(f->run, f->seq * plen, plen, iov);
+	iov_iter_init(&msg.msg_iter, ITER_SOURCE, iov, n, plen);
+	ret = sock_sendmsg(f->sock, &msg);
+	return ret < 0 ? ret : len;
 }
 
 /*
@@ -501,6 +571,8 @@ static int ktg_flow_send_one(struct ktg_flow *f)
 	if (!ktg_flow_tcp(f)) {
 		if (run->p.tx_mode == KTGEN_TX_MODE_STACK)
 			ret = ktg_send_dgram(f, f->msg_left, KTG_MAGIC_DATA, f->seq);
+		else if (run->p.tx_mode == KTGEN_TX_MODE_USER)
+			ret = ktg_send_dgram_user(f, f->msg_left);
 		else
 			ret = ktg_send_dgram_pages(f, f->msg_left);
 		if ((ret == -ENOBUFS && !f->stage_blocked) || ret == -ENOMEM) {
@@ -519,6 +591,8 @@ static int ktg_flow_send_one(struct ktg_flow *f)
 	}
 	if (run->p.tx_mode == KTGEN_TX_MODE_STACK)
 		ret = ktg_send_stack(f, f->msg_left);
+	else if (run->p.tx_mode == KTGEN_TX_MODE_USER)
+		ret = ktg_send_user(f, f->msg_left);
 	else
 		ret = ktg_send_pages(f, f->msg_left);
 	if (ret > 0) {

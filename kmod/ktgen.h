@@ -83,6 +83,9 @@ struct ktg_worker {
 	spinlock_t		lock;	/* items, for sinks adding connections */
 	struct list_head	items;
 	void			*buf;	/* receive buffer of sink workers */
+	struct mm_struct	*mm;	/* adopted while it runs (tx/rx user) */
+	void __user		*ubuf;	/* its slice of the user memory */
+	int			(*fn)(void *arg);
 };
 
 void ktg_worker_init(struct ktg_worker *w, void *owner);
@@ -140,6 +143,11 @@ void ktg_splice_selftest(void);
 u32 ktg_splice_selftest_result(bool udp);
 void ktg_pages_free(struct ktg_pages *r);
 
+/* Copy probes (probe.c): the stack's nocache user copy, counted. */
+int ktg_probe_get(struct netlink_ext_ack *extack);
+void ktg_probe_put(void);
+u64 ktg_probe_nocache_hits(void);
+
 /* Sinks (sink.c). */
 struct ktg_sink;
 struct ktg_sink_params {
@@ -148,18 +156,24 @@ struct ktg_sink_params {
 	struct sockaddr_storage	addr;
 	cpumask_var_t		cpus;
 	u32			rcvbuf;
+	u64			user_buf;	/* rx user */
+	u64			user_len;
 };
+
+#define KTG_RX_BUF	SZ_64K		/* a worker's copy target or user slice */
 
 int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		    struct ktg_sink **sinkp, struct netlink_ext_ack *extack);
 void ktg_sink_destroy(struct ktg_sink *sink);
 struct ktg_sink *ktg_sink_find(struct ktg_net *kn, u32 id);
 int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink);
+u32 ktg_sink_slots(const struct ktg_sink_params *p);
 void ktg_sinks_destroy_all(struct ktg_net *kn);
 
 /* Runs (run.c) and their flows (flow.c). */
 #define KTG_MAX_FLOWS		1024
 #define KTG_MAX_UDP_SIZE	65507
+#define KTG_DEFAULT_BUFFER	SZ_64K
 struct ktg_run;
 struct ktg_run_params {
 	u32			test;
@@ -180,6 +194,8 @@ struct ktg_run_params {
 	bool			detach;
 	u32			interval_ms;
 	u32			warmup_ms;
+	u64			user_buf;	/* tx user */
+	bool			probe_copies;
 };
 
 int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,

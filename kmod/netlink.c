@@ -5,6 +5,7 @@
  * its checks.
  */
 #include <linux/netdevice.h>
+#include <linux/uaccess.h>
 #include <linux/utsname.h>
 #include <net/genetlink.h>
 
@@ -47,6 +48,11 @@ static struct netlink_range_validation ktg_warmup_range = {
 	.max	= 3600000,
 };
 
+static struct netlink_range_validation ktg_user_len_range = {
+	.min	= SZ_64K,
+	.max	= SZ_1G,
+};
+
 static const struct nla_policy ktg_config_policy[KTGEN_A_CONFIG_MAX + 1] = {
 	[KTGEN_A_CONFIG_BUFFER_BUDGET]	= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_budget_range),
 };
@@ -56,11 +62,13 @@ static const struct nla_policy ktg_sink_policy[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_PROTO]		= NLA_POLICY_MAX(NLA_U32, KTGEN_PROTO_UDP),
 	[KTGEN_A_SINK_LOCAL_ADDR]	= NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
 	[KTGEN_A_SINK_PORT]		= NLA_POLICY_MIN(NLA_BE16, 1),
-	[KTGEN_A_SINK_RX_MODE]		= NLA_POLICY_MAX(NLA_U32, KTGEN_RX_MODE_RECVMSG),
+	[KTGEN_A_SINK_RX_MODE]		= NLA_POLICY_MAX(NLA_U32, KTGEN_RX_MODE_USER),
 	[KTGEN_A_SINK_CPUS]		= { .type = NLA_BINARY, .len = 128 },
 	[KTGEN_A_SINK_RCVBUF]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_sockbuf_range),
 	[KTGEN_A_SINK_ALL]		= { .type = NLA_FLAG },
 	[KTGEN_A_SINK_IPV6]		= { .type = NLA_FLAG },
+	[KTGEN_A_SINK_USER_BUF]		= { .type = NLA_U64 },
+	[KTGEN_A_SINK_USER_LEN]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_user_len_range),
 };
 
 static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
@@ -76,7 +84,7 @@ static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_TIME_MS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_time_range),
 	[KTGEN_A_RUN_BYTES]		= { .type = NLA_U64 },
 	[KTGEN_A_RUN_MSGS]		= { .type = NLA_U64 },
-	[KTGEN_A_RUN_TX_MODE]		= NLA_POLICY_MAX(NLA_U32, KTGEN_TX_MODE_ZEROCOPY),
+	[KTGEN_A_RUN_TX_MODE]		= NLA_POLICY_MAX(NLA_U32, KTGEN_TX_MODE_USER),
 	[KTGEN_A_RUN_BUFFER]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_buffer_range),
 	[KTGEN_A_RUN_SNDBUF]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_sockbuf_range),
 	[KTGEN_A_RUN_NODELAY]		= { .type = NLA_FLAG },
@@ -84,6 +92,8 @@ static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_ALL]		= { .type = NLA_FLAG },
 	[KTGEN_A_RUN_INTERVAL_MS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_interval_range),
 	[KTGEN_A_RUN_WARMUP_MS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_warmup_range),
+	[KTGEN_A_RUN_USER_BUF]		= { .type = NLA_U64 },
+	[KTGEN_A_RUN_PROBE_COPIES]	= { .type = NLA_FLAG },
 };
 
 static void *ktg_nl_reply_put(struct sk_buff **msg, struct genl_info *info, u8 cmd)
@@ -261,6 +271,37 @@ static u32 ktg_nl_u32(struct genl_info *info, int attr, u32 def)
 }
 
 /* An id or the all flag, exactly one of them. */
+/*
+ * The user memory of tx/rx user: given exactly with its mode, page aligned,
+ * and @len bytes of the requester's address range (whether it is mapped
+ * and writable shows when the module first writes it).
+ */
+static int ktg_nl_user_mem(struct genl_info *info, int attr, bool user_mode, u64 len)
+{
+	struct nlattr *a = info->attrs[attr];
+	u64 addr;
+
+	if (!user_mode) {
+		if (a) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a, "user memory is for user mode only");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (ktg_req_attr_missing(info, attr))
+		return -EINVAL;
+	addr = nla_get_u64(a);
+	if (!PAGE_ALIGNED(addr) || !addr) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "user memory must be page aligned");
+		return -EINVAL;
+	}
+	if (!access_ok(u64_to_user_ptr(addr), len)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "not a user address range");
+		return -EFAULT;
+	}
+	return 0;
+}
+
 static int ktg_nl_id_or_all(struct genl_info *info, int id_attr, int all_attr)
 {
 	bool all = info->attrs[all_attr];
@@ -315,6 +356,12 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 	p.proto = ktg_nl_u32(info, KTGEN_A_SINK_PROTO, KTGEN_PROTO_TCP);
 	p.rx_mode = ktg_nl_u32(info, KTGEN_A_SINK_RX_MODE, KTGEN_RX_MODE_COPY);
 	p.rcvbuf = ktg_nl_u32(info, KTGEN_A_SINK_RCVBUF, 0);
+	if (tb[KTGEN_A_SINK_USER_BUF]) {
+		p.user_buf = nla_get_u64(tb[KTGEN_A_SINK_USER_BUF]);
+		if (ktg_req_attr_missing(info, KTGEN_A_SINK_USER_LEN))
+			return -EINVAL;
+		p.user_len = nla_get_u64(tb[KTGEN_A_SINK_USER_LEN]);
+	}
 	if (tb[KTGEN_A_SINK_IPV6] && tb[KTGEN_A_SINK_LOCAL_ADDR]) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_IPV6],
 				    "ipv6 is for the wildcard address only");
@@ -334,6 +381,22 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 			     cpumask_of(cpumask_last(cpu_online_mask)), info->extack);
 	if (err)
 		goto err_free_cpus;
+	err = ktg_nl_user_mem(info, KTGEN_A_SINK_USER_BUF,
+			      p.rx_mode == KTGEN_RX_MODE_USER, p.user_len);
+	if (err)
+		goto err_free_cpus;
+	if (tb[KTGEN_A_SINK_USER_LEN] && p.rx_mode != KTGEN_RX_MODE_USER) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_USER_LEN],
+				    "user memory is for user mode only");
+		err = -EINVAL;
+		goto err_free_cpus;
+	}
+	if (p.user_len && p.user_len < (u64)ktg_sink_slots(&p) * KTG_RX_BUF) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_USER_LEN],
+				    "too short: 64 KiB per worker (one per CPU for TCP)");
+		err = -EINVAL;
+		goto err_free_cpus;
+	}
 
 	/* The reply is allocated first: a sink is never created and then
 	 * reported as a failure.
@@ -345,6 +408,9 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	mutex_lock(&kn->lock);
 	err = ktg_sink_create(kn, &p, &sink, info->extack);
+	if (err == -EFAULT)
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_USER_BUF],
+				    "cannot write to the user memory");
 	if (err) {
 		mutex_unlock(&kn->lock);
 		nlmsg_free(msg);
@@ -508,6 +574,8 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 	p->buffer = tb[KTGEN_A_RUN_BUFFER] ? nla_get_u64(tb[KTGEN_A_RUN_BUFFER]) : 0;
 	p->nodelay = tb[KTGEN_A_RUN_NODELAY];
 	p->detach = tb[KTGEN_A_RUN_DETACH];
+	p->probe_copies = tb[KTGEN_A_RUN_PROBE_COPIES];
+	p->user_buf = tb[KTGEN_A_RUN_USER_BUF] ? nla_get_u64(tb[KTGEN_A_RUN_USER_BUF]) : 0;
 
 	if (p->test == KTGEN_TEST_UDP_STREAM && p->size > KTG_MAX_UDP_SIZE) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_SIZE],
@@ -518,6 +586,11 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 		NL_SET_ERR_MSG(extack, "give one limit: time, bytes or msgs");
 		return -EINVAL;
 	}
+	err = ktg_nl_user_mem(info, KTGEN_A_RUN_USER_BUF,
+			      p->tx_mode == KTGEN_TX_MODE_USER,
+			      PAGE_ALIGN(p->buffer ?: KTG_DEFAULT_BUFFER));
+	if (err)
+		return err;
 	if (p->detach && !p->time_ms && !p->bytes && !p->msgs) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_DETACH],
 				    "a detached run needs a time, byte or message limit");
@@ -573,6 +646,9 @@ static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 
 	mutex_lock(&kn->lock);
 	err = ktg_run_create(kn, &p, info->snd_portid, &run, info->extack);
+	if (err == -EFAULT)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_RUN_USER_BUF],
+				    "cannot write the payload to the user memory");
 	if (err)
 		goto err_unlock;
 	hdr = genlmsg_put_reply(msg, info, &ktg_nl_family, 0, KTGEN_CMD_RUN_NEW);

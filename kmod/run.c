@@ -5,13 +5,14 @@
  * request, with results that stay readable until the run is deleted.
  */
 #include <linux/kthread.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "compat.h"
 #include "run.h"
 
 #define KTG_DEFAULT_TIME_MS	10000
-#define KTG_DEFAULT_BUFFER	SZ_64K
 #define KTG_RX_SETTLE		(2 * HZ)
 
 static atomic64_t ktg_cookie_seq = ATOMIC64_INIT(0);
@@ -159,6 +160,14 @@ static void ktg_run_interval_work(struct work_struct *work)
 			   next_ms > 0 ? msecs_to_jiffies(next_ms) : 0);
 }
 
+static void ktg_run_put_mm(struct ktg_run *run)
+{
+	if (run->mm) {
+		mmput(run->mm);
+		run->mm = NULL;
+	}
+}
+
 static void ktg_run_done_work(struct work_struct *work)
 {
 	struct ktg_run *run = container_of(work, struct ktg_run, done_work);
@@ -175,6 +184,13 @@ static void ktg_run_done_work(struct work_struct *work)
 	for (i = 0; i < run->p.flows; i++)
 		ktg_flow_close(&run->flows[i]);
 	ktg_pages_free(&run->src);
+	/* The workers let go of the address space: the owner may have it. */
+	ktg_run_put_mm(run);
+	if (run->probing) {
+		run->nocache = ktg_probe_nocache_hits() - run->nocache0;
+		ktg_probe_put();
+		run->probing = false;
+	}
 	ktg_run_rx_settle(run);
 	if (!run->end)
 		run->end = ktime_get();
@@ -193,6 +209,9 @@ static void ktg_run_free(struct ktg_run *run)
 		ktg_rx_stats_unpublish(run->cookie);
 		ktg_rx_stats_put(run->rx);
 	}
+	ktg_run_put_mm(run);
+	if (run->probing)
+		ktg_probe_put();
 	ktg_cpu_acct_free(&run->cpu);
 	kfree(run->flows);
 	kfree(run->workers);
@@ -208,8 +227,10 @@ static int ktg_run_start_workers(struct ktg_run *run)
 	run->workers = kcalloc(n, sizeof(*run->workers), GFP_KERNEL);
 	if (!run->workers)
 		return -ENOMEM;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		ktg_worker_init(&run->workers[i], run);
+		run->workers[i].mm = run->mm;
+	}
 	for (i = 0; i < run->p.flows; i++) {
 		struct ktg_flow *f = &run->flows[i];
 		struct ktg_worker *w = &run->workers[i % n];
@@ -248,6 +269,32 @@ static int ktg_run_start_workers(struct ktg_run *run)
 		}
 		run->nworkers++;
 		cpu = cpumask_next(cpu, run->p.cpus);
+	}
+	return 0;
+}
+
+/*
+ * tx user: the source is the requester's memory at user-buf. The request
+ * runs in the requester's context: hold its address space for the workers
+ * and write the payload pattern there, so a verifying sink checks what
+ * the stack copied from it. -EFAULT: the memory is not the requester's to
+ * write.
+ */
+static int ktg_run_user_src(struct ktg_run *run, struct netlink_ext_ack *extack)
+{
+	void __user *dst = u64_to_user_ptr(run->p.user_buf);
+	u32 i;
+
+	run->mm = get_task_mm(current);
+	if (!run->mm) {
+		NL_SET_ERR_MSG(extack, "tx user needs a requester with an address space");
+		return -EINVAL;
+	}
+	for (i = 0; i < run->src.npages; i++) {
+		if (copy_to_user(dst + ((size_t)i << PAGE_SHIFT),
+				 page_address(run->src.pages[i]), PAGE_SIZE))
+			return -EFAULT;
+		cond_resched();
 	}
 	return 0;
 }
@@ -295,6 +342,19 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 		goto err_free;
 	}
 	run->pattern_pages = npages << (PAGE_SHIFT - KTG_PATTERN_SHIFT);
+	if (p->tx_mode == KTGEN_TX_MODE_USER) {
+		err = ktg_run_user_src(run, extack);
+		if (err)
+			goto err_close;
+	}
+
+	if (p->probe_copies) {
+		err = ktg_probe_get(extack);
+		if (err)
+			goto err_close;
+		run->probing = true;
+		run->nocache0 = ktg_probe_nocache_hits();
+	}
 
 	for (i = 0; i < p->flows; i++) {
 		run->flows[i].run = run;
@@ -399,9 +459,10 @@ static u32 ktg_run_splice(struct ktg_run *run)
 static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
 {
 	u64 bytes = 0, msgs = 0, acked = 0, retrans = 0, srtt = 0, cwnd = 0;
-	bool tcp_end = run->p.test == KTGEN_TEST_TCP_STREAM && run->finished;
+	bool tcp = run->p.test == KTGEN_TEST_TCP_STREAM;
+	bool tcp_end = tcp && run->finished;
+	u32 i, info = 0, nocache = 0;
 	struct nlattr *nest;
-	u32 i, info = 0;
 
 	for (i = 0; i < run->p.flows; i++) {
 		struct ktg_flow *f = &run->flows[i];
@@ -409,6 +470,7 @@ static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
 		bytes += READ_ONCE(f->bytes);
 		msgs += READ_ONCE(f->msgs);
 		acked += READ_ONCE(f->acked);
+		nocache += READ_ONCE(f->nocache_route);
 		if (tcp_end && f->has_info) {
 			retrans += f->retrans;
 			srtt += f->srtt_us;
@@ -425,7 +487,12 @@ static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
 			      atomic64_read(&run->send_errors), 0) ||
 	    (info && (nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_RETRANS, retrans, 0) ||
 		      nla_put_u32(msg, KTGEN_A_TX_STATS_SRTT_US, div_u64(srtt, info)) ||
-		      nla_put_u32(msg, KTGEN_A_TX_STATS_CWND, div_u64(cwnd, info)))))
+		      nla_put_u32(msg, KTGEN_A_TX_STATS_CWND, div_u64(cwnd, info)))) ||
+	    (tcp && nla_put_u32(msg, KTGEN_A_TX_STATS_NOCACHE_COPY_FLOWS, nocache)) ||
+	    (run->p.probe_copies &&
+	     nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_NOCACHE_COPIES,
+			       run->finished ? run->nocache :
+			       ktg_probe_nocache_hits() - run->nocache0, 0)))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
@@ -504,6 +571,7 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	    (p->sndbuf && nla_put_u32(msg, KTGEN_A_RUN_SNDBUF, p->sndbuf)) ||
 	    (p->nodelay && nla_put_flag(msg, KTGEN_A_RUN_NODELAY)) ||
 	    (p->detach && nla_put_flag(msg, KTGEN_A_RUN_DETACH)) ||
+	    (p->probe_copies && nla_put_flag(msg, KTGEN_A_RUN_PROBE_COPIES)) ||
 	    (p->interval_ms && nla_put_u32(msg, KTGEN_A_RUN_INTERVAL_MS, p->interval_ms)) ||
 	    (p->warmup_ms && nla_put_u32(msg, KTGEN_A_RUN_WARMUP_MS, p->warmup_ms)) ||
 	    nla_put_u32(msg, KTGEN_A_RUN_STATE, run->state) ||

@@ -49,6 +49,7 @@ struct ktg_flow {
 	u64			acked;
 	u64			bytes0;		/* at the window's start */
 	u64			msgs0;
+	bool			nocache_route;	/* TCP: tx-nocache-copy at connect */
 	bool			has_info;	/* TCP: the figures below, at the end */
 	u32			retrans;
 	u32			srtt_us;
@@ -87,6 +88,10 @@ struct ktg_run {
 	struct ktg_rx_stats	*rx;
 	struct ktg_pages	src;
 	u32			pattern_pages;
+	struct mm_struct	*mm;		/* tx user: the requester's */
+	bool			probing;	/* holds the copy probe */
+	u64			nocache0;	/* probe hits at the start */
+	u64			nocache;	/* during the run, once finished */
 	struct ktg_flow		*flows;
 	struct ktg_worker	*workers;
 	u32			nworkers;

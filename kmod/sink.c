@@ -4,10 +4,13 @@
  * under test. One read loop serves copy, nocache, touch, discard and verify
  * (tcp_read_sock's actor for TCP, an skb walk for UDP); recvmsg is the
  * socket API's own copy, kept apart so read-path differences never mix
- * into copy comparisons.
+ * into copy comparisons; user is recvmsg into the requester's memory, by
+ * workers that adopted its address space (the stack's copy_to_user).
  */
 #include <linux/kthread.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <linux/xarray.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
@@ -20,7 +23,6 @@
 #include "proto.h"
 #include "sink.h"
 
-#define KTG_RX_BUF	SZ_64K		/* copy target of copy/nocache/recvmsg */
 #define KTG_RX_ROUND	SZ_1M		/* bytes per connection per round */
 #define KTG_UDP_FLOWS	4096		/* senders a UDP sink tracks */
 
@@ -239,6 +241,24 @@ out:
 	return consumed;
 }
 
+/* rx user, after the hello: the payload straight into user memory. */
+static int ktg_conn_recv_user(struct ktg_conn *c, struct ktg_worker *w)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct iovec iov = { .iov_base = w->ubuf, .iov_len = KTG_RX_BUF };
+	int n;
+
+	iov_iter_init(&msg.msg_iter, ITER_DEST, &iov, 1, KTG_RX_BUF);
+	n = sock_recvmsg(c->sock, &msg, MSG_DONTWAIT);
+	if (n > 0) {
+		KTG_RX_ADD(c->sink, c->rx, msgs, 1);
+		KTG_RX_ADD(c->sink, c->rx, bytes, n);
+		c->off += n;
+		return n;
+	}
+	return n == -EAGAIN ? 0 : (n ? n : -ESHUTDOWN);
+}
+
 /* Read what is queued; 0 when nothing was, <0 when the connection is over. */
 static int ktg_conn_read(struct ktg_conn *c, struct ktg_worker *w)
 {
@@ -247,11 +267,18 @@ static int ktg_conn_read(struct ktg_conn *c, struct ktg_worker *w)
 	struct sock *sk = c->sock->sk;
 	int n;
 
-	if (c->sink->p.rx_mode == KTGEN_RX_MODE_RECVMSG) {
+	if (c->sink->p.rx_mode == KTGEN_RX_MODE_USER &&
+	    c->hello_len == sizeof(c->hello))
+		return ktg_conn_recv_user(c, w);
+	if (c->sink->p.rx_mode == KTGEN_RX_MODE_RECVMSG ||
+	    c->sink->p.rx_mode == KTGEN_RX_MODE_USER) {
 		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
-		struct kvec iov = { .iov_base = w->buf, .iov_len = KTG_RX_BUF };
+		/* user: the hello alone, into the kernel */
+		size_t len = c->sink->p.rx_mode == KTGEN_RX_MODE_USER ?
+			     sizeof(c->hello) - c->hello_len : KTG_RX_BUF;
+		struct kvec iov = { .iov_base = w->buf, .iov_len = len };
 
-		n = kernel_recvmsg(c->sock, &msg, &iov, 1, KTG_RX_BUF, MSG_DONTWAIT);
+		n = kernel_recvmsg(c->sock, &msg, &iov, 1, len, MSG_DONTWAIT);
 		if (n > 0) {
 			KTG_RX_ADD(c->sink, c->rx, msgs, 1);
 			ktg_conn_data(c, w->buf, n, w);
@@ -471,7 +498,9 @@ static void ktg_dgram_payload(struct ktg_sink *sink, struct ktg_rx_stats *rx,
 	const u8 *data;
 
 	if (!skb) {
-		ktg_rx_payload(sink, rx, pages, off, buf + start, len - start, w);
+		/* recvmsg copied it; user: only the header is in @buf */
+		if (sink->p.rx_mode != KTGEN_RX_MODE_USER)
+			ktg_rx_payload(sink, rx, pages, off, buf + start, len - start, w);
 		return;
 	}
 	if (sink->p.rx_mode == KTGEN_RX_MODE_DISCARD || start >= len)
@@ -536,6 +565,21 @@ static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
 
 		len = kernel_recvmsg(sink->sock, &msg, &iov, 1, KTG_RX_BUF, MSG_DONTWAIT);
 		if (len < 0)
+			return 0;
+		ktg_sink_dgram(sink, NULL, w->buf, len, w);
+		return 1;
+	}
+	if (sink->p.rx_mode == KTGEN_RX_MODE_USER) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		struct iovec iov = { .iov_base = w->ubuf, .iov_len = KTG_RX_BUF };
+
+		iov_iter_init(&msg.msg_iter, ITER_DEST, &iov, 1, KTG_RX_BUF);
+		len = sock_recvmsg(sink->sock, &msg, MSG_DONTWAIT);
+		if (len < 0)
+			return 0;
+		/* the header, read back from where the stack put it */
+		if (copy_from_user(w->buf, w->ubuf,
+				   min_t(u32, len, sizeof(struct ktg_dgram))))
 			return 0;
 		ktg_sink_dgram(sink, NULL, w->buf, len, w);
 		return 1;
@@ -626,8 +670,37 @@ static void ktg_sink_free(struct ktg_sink *sink)
 	for (i = 0; i < sink->nslots; i++)
 		kvfree(sink->workers[i].buf);
 	kfree(sink->workers);
+	/* the workers are gone: the address space is the owner's again */
+	if (sink->mm)
+		mmput(sink->mm);
 	free_cpumask_var(sink->p.cpus);
 	kfree(sink);
+}
+
+/* Workers of a sink: TCP a worker per CPU; UDP one socket, one worker. */
+u32 ktg_sink_slots(const struct ktg_sink_params *p)
+{
+	return p->proto == KTGEN_PROTO_TCP ? cpumask_weight(p->cpus) : 1;
+}
+
+/*
+ * rx user: the workers receive into the requester's memory, a slice each.
+ * The request runs in the requester's context: hold its address space
+ * until the sink goes, and clear the memory now, so that it is known to be
+ * writable and faulted in before the first byte arrives. -EFAULT: it is
+ * not the requester's to write.
+ */
+static int ktg_sink_user_mem(struct ktg_sink *sink, struct netlink_ext_ack *extack)
+{
+	sink->mm = get_task_mm(current);
+	if (!sink->mm) {
+		NL_SET_ERR_MSG(extack, "rx user needs a requester with an address space");
+		return -EINVAL;
+	}
+	if (clear_user(u64_to_user_ptr(sink->p.user_buf),
+		       (u64)sink->nslots * KTG_RX_BUF))
+		return -EFAULT;
+	return 0;
 }
 
 int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
@@ -647,14 +720,18 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 	INIT_LIST_HEAD(&sink->pending);
 	ktg_rx_stats_init(&sink->stats);
 
-	/* TCP: a worker per CPU; UDP: one socket, one worker. */
-	n = tcp ? cpumask_weight(p->cpus) : 1;
+	n = ktg_sink_slots(p);
 	sink->workers = kcalloc(n, sizeof(*sink->workers), GFP_KERNEL);
 	if (!sink->workers) {
 		err = -ENOMEM;
 		goto err_free;
 	}
 	sink->nslots = n;
+	if (p->rx_mode == KTGEN_RX_MODE_USER) {
+		err = ktg_sink_user_mem(sink, extack);
+		if (err)
+			goto err_free;
+	}
 	err = ktg_sink_socket(kn, sink, extack);
 	if (err)
 		goto err_free;
@@ -665,6 +742,11 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		if (sink->nworkers == n)
 			break;
 		ktg_worker_init(w, sink);
+		if (sink->mm) {
+			w->mm = sink->mm;
+			w->ubuf = u64_to_user_ptr(p->user_buf +
+						  (u64)sink->nworkers * KTG_RX_BUF);
+		}
 		w->buf = kvmalloc(KTG_RX_BUF, GFP_KERNEL);
 		if (!w->buf) {
 			err = -ENOMEM;

@@ -22,6 +22,7 @@ struct ktg_sink {
 	struct ktg_rx_stats	stats;
 	struct list_head	uflows;		/* UDP senders seen */
 	u32			nuflows;
+	struct mm_struct	*mm;		/* rx user: the requester's */
 };
 
 #endif /* _KTG_SINK_H */

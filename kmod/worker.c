@@ -5,6 +5,11 @@
  * sockets' wait queues (as poll and vhost do) wakes it on data, write
  * space or a state change, so a sender blocks the way a socket sender
  * blocks and never spins on EAGAIN.
+ *
+ * A worker given an address space (tx/rx user) adopts it for its whole
+ * life, as vhost workers do, so that its sockets copy from or to user
+ * memory with the stack's own user copies. Its owner holds the address
+ * space (mm_users) until the worker has stopped.
  */
 #include <linux/kthread.h>
 #include <linux/sched.h>
@@ -25,13 +30,27 @@ void ktg_worker_init(struct ktg_worker *w, void *owner)
 	w->cpu = -1;
 }
 
+static int ktg_worker_main(void *arg)
+{
+	struct ktg_worker *w = arg;
+	int ret;
+
+	if (w->mm)
+		kthread_use_mm(w->mm);
+	ret = w->fn(w);
+	if (w->mm)
+		kthread_unuse_mm(w->mm);
+	return ret;
+}
+
 int ktg_worker_start(struct ktg_worker *w, int cpu, int (*fn)(void *),
 		     const char *what, u32 id)
 {
 	struct task_struct *t;
 
 	w->cpu = cpu;
-	t = kthread_create_on_node(fn, w, cpu_to_node(cpu), "ktgen/%s%u:%d",
+	w->fn = fn;
+	t = kthread_create_on_node(ktg_worker_main, w, cpu_to_node(cpu), "ktgen/%s%u:%d",
 				   what, id, cpu);
 	if (IS_ERR(t))
 		return PTR_ERR(t);

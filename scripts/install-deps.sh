@@ -10,7 +10,7 @@ pkgs=(
 	build-essential pkg-config libmnl-dev		# CLI
 	bc bison flex libelf-dev libssl-dev dwarves	# kernel and module builds
 	kmod cpio xz-utils zstd rsync			# kernel fetch, initramfs
-	qemu-system-x86 busybox-static iproute2		# VM test lane
+	qemu-system-x86 busybox-static iproute2 ethtool	# VM test lane
 	python3-yaml python3-jsonschema			# YNL generator, JSON schema
 	lcov perl					# coverage, checkpatch
 	ca-certificates

@@ -82,4 +82,13 @@ struct cpu_cost {
 void cpu_cost(uint64_t busy_ns, uint64_t cycles, uint32_t cpus, uint64_t window_ns,
 	      uint64_t bytes, uint64_t msgs, struct cpu_cost *c);
 
+/*
+ * Memory of this process for tx/rx user: page aligned, populated, mapped
+ * for the process's life (the module holds the address space while it
+ * uses it). NULL, with a message, when it cannot be had.
+ */
+#define KTG_DEFAULT_USER_MEM	65536	/* the module's default buffer */
+#define KTG_SINK_USER_SLICE	65536	/* per sink worker */
+void *user_mem_map(uint64_t len);
+
 #endif /* KTGEN_CLI_H */

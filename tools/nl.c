@@ -53,6 +53,8 @@ static const char * const tx_stats_names[KTGEN_A_TX_STATS_MAX + 1] = {
 	[KTGEN_A_TX_STATS_RETRANS]	= "retrans",
 	[KTGEN_A_TX_STATS_SRTT_US]	= "srtt-us",
 	[KTGEN_A_TX_STATS_CWND]		= "cwnd",
+	[KTGEN_A_TX_STATS_NOCACHE_COPY_FLOWS] = "nocache-copy-flows",
+	[KTGEN_A_TX_STATS_NOCACHE_COPIES] = "nocache-copies",
 };
 
 static const char * const sink_names[KTGEN_A_SINK_MAX + 1] = {
@@ -66,6 +68,8 @@ static const char * const sink_names[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_ALL]		= "all",
 	[KTGEN_A_SINK_IPV6]		= "ipv6",
 	[KTGEN_A_SINK_RX]		= "rx",
+	[KTGEN_A_SINK_USER_BUF]		= "user-buf",
+	[KTGEN_A_SINK_USER_LEN]		= "user-len",
 };
 
 static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
@@ -100,6 +104,8 @@ static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_INTERVAL]		= "interval",
 	[KTGEN_A_RUN_WARMUP_MS]		= "warmup-ms",
 	[KTGEN_A_RUN_WINDOW]		= "window",
+	[KTGEN_A_RUN_USER_BUF]		= "user-buf",
+	[KTGEN_A_RUN_PROBE_COPIES]	= "probe-copies",
 };
 
 const struct attr_set ktg_info_attrs = { "info", info_names, KTGEN_A_INFO_MAX };

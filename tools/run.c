@@ -30,6 +30,7 @@ static const char * const tx_mode_names[] = {
 	[KTGEN_TX_MODE_CACHED]		= "cached",
 	[KTGEN_TX_MODE_NOCACHE]		= "nocache",
 	[KTGEN_TX_MODE_ZEROCOPY]	= "zerocopy",
+	[KTGEN_TX_MODE_USER]		= "user",
 };
 
 static const char * const state_names[] = {
@@ -80,6 +81,8 @@ static const enum mnl_attr_data_type run_types[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_INTERVAL]		= MNL_TYPE_U32,
 	[KTGEN_A_RUN_WARMUP_MS]		= MNL_TYPE_U32,
 	[KTGEN_A_RUN_WINDOW]		= MNL_TYPE_NESTED,
+	[KTGEN_A_RUN_USER_BUF]		= MNL_TYPE_U64,
+	[KTGEN_A_RUN_PROBE_COPIES]	= MNL_TYPE_FLAG,
 };
 
 static const enum mnl_attr_data_type window_types[KTGEN_A_WINDOW_MAX + 1] = {
@@ -113,6 +116,8 @@ static const enum mnl_attr_data_type tx_stats_types[KTGEN_A_TX_STATS_MAX + 1] = 
 	[KTGEN_A_TX_STATS_RETRANS]	= MNL_TYPE_U64,
 	[KTGEN_A_TX_STATS_SRTT_US]	= MNL_TYPE_U32,
 	[KTGEN_A_TX_STATS_CWND]		= MNL_TYPE_U32,
+	[KTGEN_A_TX_STATS_NOCACHE_COPY_FLOWS] = MNL_TYPE_U32,
+	[KTGEN_A_TX_STATS_NOCACHE_COPIES] = MNL_TYPE_U64,
 };
 
 /* A run-interval notification: cumulative counts at the interval's end. */
@@ -180,6 +185,7 @@ static void print_run_config(const struct nlattr **tb)
 	print_opt_u32(tb[KTGEN_A_RUN_SNDBUF], "sndbuf", NULL);
 	print_bool(PRINT_JSON, "nodelay", NULL, !!tb[KTGEN_A_RUN_NODELAY]);
 	print_bool(PRINT_JSON, "detach", NULL, !!tb[KTGEN_A_RUN_DETACH]);
+	print_bool(PRINT_JSON, "probe_copies", NULL, !!tb[KTGEN_A_RUN_PROBE_COPIES]);
 	print_opt_u32(tb[KTGEN_A_RUN_INTERVAL_MS], "interval_ms", NULL);
 	print_opt_u32(tb[KTGEN_A_RUN_WARMUP_MS], "warmup_ms", NULL);
 }
@@ -206,6 +212,28 @@ static void print_run_state(const struct nlattr **tb, uint64_t ns)
 	print_text("\n");
 }
 
+/*
+ * "  tx-nocache-copy on for 2 of 4 flows: ...": whether the device knob
+ * can change this run's copy. Only user memory reaches the stack's
+ * non-temporal copy (TCP); every other path sends kernel memory, which the
+ * stack always copies with plain stores, or pages it does not copy.
+ */
+static void print_run_nocache(const struct nlattr **tb, const struct nlattr *flows)
+{
+	uint32_t n = get_u32(flows, 0);
+	uint32_t mode = get_u32(tb[KTGEN_A_RUN_TX_MODE], 0);
+
+	if (!n)
+		return;
+	print_text("  tx-nocache-copy on for %u of %u flows: ", n,
+		   get_u32(tb[KTGEN_A_RUN_FLOWS], 1));
+	if (mode == KTGEN_TX_MODE_USER)
+		print_text("the stack copied the payload with non-temporal stores\n");
+	else
+		print_text("no effect possible on tx %s (only tx user sends user memory)\n",
+			   mode < ARRAY_SIZE(tx_mode_names) ? tx_mode_names[mode] : "?");
+}
+
 /* "  tx 12.34 Gbit/s  15425000000 bytes  235000 msgs  acked 15425000000" */
 static void print_run_tx(const struct nlattr **tb, uint64_t ns)
 {
@@ -225,11 +253,20 @@ static void print_run_tx(const struct nlattr **tb, uint64_t ns)
 	print_counter(st[KTGEN_A_TX_STATS_RETRANS], "retrans", "  retrans %llu", TEXT_ALWAYS);
 	print_opt_u32(st[KTGEN_A_TX_STATS_SRTT_US], "srtt_us", "  srtt %llu us");
 	print_opt_u32(st[KTGEN_A_TX_STATS_CWND], "cwnd", "  cwnd %llu");
+	print_opt_u32(st[KTGEN_A_TX_STATS_NOCACHE_COPY_FLOWS], "nocache_copy_flows", NULL);
+	print_opt_u64(st[KTGEN_A_TX_STATS_NOCACHE_COPIES], "nocache_copies");
+	if (st[KTGEN_A_TX_STATS_NOCACHE_COPY_FLOWS])
+		print_bool(PRINT_JSON, "nocache_copy_effect", NULL,
+			   get_u32(tb[KTGEN_A_RUN_TX_MODE], 0) == KTGEN_TX_MODE_USER);
 	print_close_object();
 	print_u64(PRINT_JSON, "tx_bps", NULL, bps);
 	if (splice != KTGEN_SPLICE_NONE && splice < SPLICE_NAMES)
 		print_text("  pages %s", splice_names[splice]);
 	print_text("\n");
+	print_run_nocache(tb, st[KTGEN_A_TX_STATS_NOCACHE_COPY_FLOWS]);
+	if (st[KTGEN_A_TX_STATS_NOCACHE_COPIES])
+		print_text("  probe: the kernel's nocache user copy ran %llu times\n",
+			   (unsigned long long)mnl_attr_get_u64(st[KTGEN_A_TX_STATS_NOCACHE_COPIES]));
 }
 
 /* "  rx 12.34 Gbit/s  15425000000 bytes  ...": what local sinks received. */
@@ -597,6 +634,7 @@ struct run_args {
 	uint32_t	sndbuf;
 	bool		nodelay;
 	bool		detach;
+	bool		probe;
 	bool		has_interval;
 	uint32_t	interval_ms;
 	bool		has_warmup;
@@ -708,7 +746,7 @@ static const struct run_kw {
 	{ "time",	kw_time,	"seconds, like 10 or 0.5" },
 	{ "bytes",	kw_bytes,	"a size in bytes" },
 	{ "msgs",	kw_msgs,	"a number" },
-	{ "tx",		kw_tx,		"stack, cached, nocache or zerocopy" },
+	{ "tx",		kw_tx,		"stack, cached, nocache, zerocopy or user" },
 	{ "buffer",	kw_buffer,	"a size in bytes" },
 	{ "sndbuf",	kw_sndbuf,	"a size in bytes below 4G" },
 	{ "interval",	kw_interval,	"seconds, like 1 or 0.5" },
@@ -721,8 +759,10 @@ static int run_arg(struct run_args *a, int argc, char **argv)
 	const struct run_kw *kw = NULL;
 	unsigned int i;
 
-	if (!strcmp(argv[0], "nodelay") || !strcmp(argv[0], "detach")) {
-		*(argv[0][0] == 'n' ? &a->nodelay : &a->detach) = true;
+	if (!strcmp(argv[0], "nodelay") || !strcmp(argv[0], "detach") ||
+	    !strcmp(argv[0], "probe")) {
+		*(argv[0][0] == 'n' ? &a->nodelay :
+		  argv[0][0] == 'd' ? &a->detach : &a->probe) = true;
 		return 1;
 	}
 	for (i = 0; i < ARRAY_SIZE(run_kws) && !kw; i++)
@@ -812,6 +852,8 @@ static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 		mnl_attr_put(nlh, KTGEN_A_RUN_NODELAY, 0, NULL);
 	if (a->detach)
 		mnl_attr_put(nlh, KTGEN_A_RUN_DETACH, 0, NULL);
+	if (a->probe)
+		mnl_attr_put(nlh, KTGEN_A_RUN_PROBE_COPIES, 0, NULL);
 	if (a->has_interval)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_INTERVAL_MS, a->interval_ms);
 	if (a->has_warmup)
@@ -832,11 +874,24 @@ static int run_id_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * tx user: the source is this process's memory, buffer bytes (the module's
+ * default when not given) that the module fills with the payload. It stays
+ * mapped for the process's life; a detached run holds the address space
+ * after the process is gone.
+ */
 static int run_start(struct nl_ctx *ctx, const struct run_args *a, uint32_t *id)
 {
 	struct nlmsghdr *nlh = nl_msg_start(ctx, KTGEN_CMD_RUN_NEW, 0);
+	void *mem;
 
 	run_put(nlh, a);
+	if (a->tx_mode == KTGEN_TX_MODE_USER) {
+		mem = user_mem_map(a->has_buffer ? a->buffer : KTG_DEFAULT_USER_MEM);
+		if (!mem)
+			return -1;
+		mnl_attr_put_u64(nlh, KTGEN_A_RUN_USER_BUF, (uintptr_t)mem);
+	}
 	return nl_request(ctx, nlh, &ktg_run_attrs, run_id_cb, id);
 }
 
@@ -913,9 +968,9 @@ static void run_usage(FILE *f)
 	fputs("Usage: ktgen run tcp_stream|udp_stream to ADDR port PORT [local ADDR]\n"
 	      "                 [dev IFNAME] [size BYTES] [flows N] [cpus LIST]\n"
 	      "                 [time SECS | bytes N | msgs N]\n"
-	      "                 [tx stack|cached|nocache|zerocopy]\n"
+	      "                 [tx stack|cached|nocache|zerocopy|user]\n"
 	      "                 [buffer BYTES] [sndbuf BYTES] [nodelay] [detach]\n"
-	      "                 [interval SECS] [warmup SECS]\n"
+	      "                 [interval SECS] [warmup SECS] [probe]\n"
 	      "       ktgen run show [ID]\n"
 	      "       ktgen run stop ID|all\n"
 	      "       ktgen run del ID|all\n"
@@ -926,7 +981,11 @@ static void run_usage(FILE *f)
 	      "interval: a progress line (JSON: an intervals array) this often\n"
 	      "warmup: send this long before the measured window (rates, CPU) opens;\n"
 	      "        a time limit counts from the window's start\n"
-	      "cpus: CPUs for the sending workers, e.g. 0-3,8\n", f);
+	      "cpus: CPUs for the sending workers, e.g. 0-3,8\n"
+	      "tx user: the workers send from this process's memory (buffer bytes),\n"
+	      "         so the stack makes its own user copy (tx-nocache-copy applies)\n"
+	      "probe: count the kernel's nocache user copies by a kprobe (a trap each:\n"
+	      "       shows the path taken, not clean numbers)\n", f);
 }
 
 /* The command line of show, stop or del, checked before any netlink. */

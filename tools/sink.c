@@ -25,6 +25,7 @@ static const char * const rx_mode_names[] = {
 	[KTGEN_RX_MODE_DISCARD]	= "discard",
 	[KTGEN_RX_MODE_VERIFY]	= "verify",
 	[KTGEN_RX_MODE_RECVMSG]	= "recvmsg",
+	[KTGEN_RX_MODE_USER]	= "user",
 };
 
 static const enum mnl_attr_data_type sink_types[KTGEN_A_SINK_MAX + 1] = {
@@ -36,6 +37,8 @@ static const enum mnl_attr_data_type sink_types[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_CPUS]		= MNL_TYPE_BINARY,
 	[KTGEN_A_SINK_RCVBUF]		= MNL_TYPE_U32,
 	[KTGEN_A_SINK_RX]		= MNL_TYPE_NESTED,
+	[KTGEN_A_SINK_USER_BUF]		= MNL_TYPE_U64,
+	[KTGEN_A_SINK_USER_LEN]		= MNL_TYPE_U64,
 };
 
 /* One sink, text:
@@ -101,13 +104,16 @@ static int sink_id_cb(const struct nlmsghdr *nlh, void *data)
 static void sink_usage(FILE *f)
 {
 	fputs("Usage: ktgen sink add tcp|udp [local ADDR] port PORT\n"
-	      "                      [rx copy|nocache|touch|discard|verify|recvmsg]\n"
+	      "                      [rx copy|nocache|touch|discard|verify|recvmsg|user]\n"
 	      "                      [cpus LIST] [rcvbuf BYTES] [ipv6]\n"
 	      "       ktgen sink show [ID]\n"
 	      "       ktgen sink del ID|all\n"
 	      "local: IPv4 or IPv6 address to listen on (default: the wildcard;\n"
 	      "       ipv6 listens on the IPv6 wildcard)\n"
-	      "cpus:  CPUs for the sink's workers, e.g. 0-3,8\n", f);
+	      "cpus:  CPUs for the sink's workers, e.g. 0-3,8\n"
+	      "rx user: the workers receive into this process's memory (64 KiB\n"
+	      "         each), so the stack's copy_to_user runs; the sink keeps\n"
+	      "         this process's address space until it is deleted\n", f);
 }
 
 struct sink_args {
@@ -206,9 +212,24 @@ static int sink_add_parse(struct sink_args *a, int argc, char **argv)
 	return 0;
 }
 
+/* rx user: a slice per worker; TCP has one per CPU (default: one CPU). */
+static uint64_t sink_user_len(const struct sink_args *a)
+{
+	uint64_t cpus = 0;
+	size_t i;
+
+	for (i = 0; i < a->cpus_len; i++)
+		cpus += __builtin_popcount(a->cpus[i]);
+	if (a->proto != KTGEN_PROTO_TCP || !cpus)
+		cpus = 1;
+	return cpus * KTG_SINK_USER_SLICE;
+}
+
 static int sink_add(struct nl_ctx *ctx, const struct sink_args *a)
 {
 	struct nlmsghdr *nlh = nl_msg_start(ctx, KTGEN_CMD_SINK_NEW, 0);
+	uint64_t len;
+	void *mem;
 
 	mnl_attr_put_u32(nlh, KTGEN_A_SINK_PROTO, a->proto);
 	if (a->local.family)
@@ -222,6 +243,14 @@ static int sink_add(struct nl_ctx *ctx, const struct sink_args *a)
 		mnl_attr_put_u32(nlh, KTGEN_A_SINK_RCVBUF, a->rcvbuf);
 	if (a->ipv6)
 		mnl_attr_put(nlh, KTGEN_A_SINK_IPV6, 0, NULL);
+	if (a->rx_mode == KTGEN_RX_MODE_USER) {
+		len = sink_user_len(a);
+		mem = user_mem_map(len);
+		if (!mem)
+			return -1;
+		mnl_attr_put_u64(nlh, KTGEN_A_SINK_USER_BUF, (uintptr_t)mem);
+		mnl_attr_put_u64(nlh, KTGEN_A_SINK_USER_LEN, len);
+	}
 	return nl_request(ctx, nlh, &ktg_sink_attrs, sink_id_cb, NULL);
 }
 

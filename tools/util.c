@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 #include "ktgen.h"
@@ -357,4 +358,18 @@ void cpu_cost(uint64_t busy_ns, uint64_t cycles, uint32_t cpus, uint64_t window_
 	c->cycles_per_byte = bytes ? (double)cycles / (double)bytes : 0;
 	c->cycles_per_msg = msgs ? (double)cycles / (double)msgs : 0;
 	c->us_per_kb = bytes ? ((double)busy_ns / 1e3) / ((double)bytes / 1024) : 0;
+}
+
+void *user_mem_map(uint64_t len)
+{
+	void *p;
+
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (p == MAP_FAILED) {
+		fprintf(stderr, "ktgen: cannot map %llu bytes of user memory: %s\n",
+			(unsigned long long)len, strerror(errno));
+		return NULL;
+	}
+	return p;
 }

@@ -5,7 +5,7 @@
  *
  *   nlraw COMMAND [TYPE:KIND:VALUE]...
  *
- * COMMAND is get-info, get-config, set-config or a number; KIND is u8, u16,
+ * COMMAND is get-info, get-config, set-config, sink-new, run-new or a number; KIND is u8, u16,
  * u32, u64, str or hex (raw bytes). Exit 0 when the kernel accepted the
  * request, 1 when it refused (the reason is on stderr), 2 on usage errors.
  */
@@ -29,6 +29,8 @@ static const struct {
 	{ "get-info",	KTGEN_CMD_GET_INFO,	&ktg_info_attrs },
 	{ "get-config",	KTGEN_CMD_GET_CONFIG,	&ktg_config_attrs },
 	{ "set-config",	KTGEN_CMD_SET_CONFIG,	&ktg_config_attrs },
+	{ "sink-new",	KTGEN_CMD_SINK_NEW,	&ktg_sink_attrs },
+	{ "run-new",	KTGEN_CMD_RUN_NEW,	&ktg_run_attrs },
 };
 
 int main(int argc, char **argv)

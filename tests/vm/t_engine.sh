@@ -6,8 +6,8 @@
 # stop, owner death, detach, refused connections, unload during a run, and
 # bad input refused with nothing left running.
 
-TX_MODES="stack cached nocache zerocopy"
-RX_MODES="copy nocache touch discard verify recvmsg"
+TX_MODES="stack cached nocache zerocopy user"
+RX_MODES="copy nocache touch discard verify recvmsg user"
 
 # A reduced matrix on slow (debug) kernels: every tx path against verify,
 # every rx mode against stack.
@@ -27,12 +27,12 @@ pairs()
 }
 
 # A finished TCP run whose every count agrees; pages spliced but for tx
-# stack.
+# stack and user (the stack copies).
 TCP_OK="d['state'] == 'done' and d['tx']['bytes'] > 0 and
 	d['tx']['acked'] == d['tx']['bytes'] and
 	d['rx']['bytes'] == d['tx']['bytes'] and
 	d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0 and
-	d['splice'] == ('none' if d['tx_mode'] == 'stack' else 'spliced')"
+	d['splice'] == ('none' if d['tx_mode'] in ('stack', 'user') else 'spliced')"
 
 # tcp_matrix RUN_PREFIX SINK_PREFIX ADDR4 ADDR6: one sink per rx mode and
 # family, then every pair over it.
@@ -99,7 +99,7 @@ udp_one()
 {
 	local run=$1 sink=$2 a=$3 port=$4 tx=$5 rx=$6 size=$7 id out splice=none
 
-	[ "$tx" = stack ] || splice=$UDP_SPLICE
+	[ "$tx" = stack ] || [ "$tx" = user ] || splice=$UDP_SPLICE
 	id=$($sink $KTGEN sink add udp local "$a" port "$port" rx "$rx" |
 		sed -n '1s/^sink \([0-9]*\).*/\1/p')
 	[ -n "$id" ] || fail "udp $a port $port: no sink"
@@ -129,7 +129,7 @@ udp_matrix()
 	UDP_SPLICE=$(udp_splice)
 	UDP_DOCS=$(mktemp)
 	if [ "$KTGEN_TIME_SCALE" -gt 1 ]; then
-		modes="verify recvmsg discard"
+		modes="verify recvmsg discard user"
 		sizes=9000
 	fi
 	for rx in $modes; do
@@ -138,7 +138,7 @@ udp_matrix()
 			port=$((port + 1))
 		done
 	done
-	for tx in cached nocache zerocopy; do
+	for tx in cached nocache zerocopy user; do
 		for size in $sizes; do
 			for a in "$a4" "$a6"; do
 				udp_one "$run" "$sink" "$a" $port "$tx" verify "$size"

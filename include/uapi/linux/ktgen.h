@@ -56,12 +56,17 @@ enum ktgen_test {
  * @KTGEN_TX_MODE_NOCACHE: As cached, with a non-temporal copy (see
  *   nocache-impl).
  * @KTGEN_TX_MODE_ZEROCOPY: Pages are sent with no copy at all.
+ * @KTGEN_TX_MODE_USER: The sending kthreads adopt the requester's address
+ *   space (as vhost workers do) and send from its memory (user-buf), so the
+ *   stack makes its own user copy, non-temporal where the route has
+ *   tx-nocache-copy.
  */
 enum ktgen_tx_mode {
 	KTGEN_TX_MODE_STACK,
 	KTGEN_TX_MODE_CACHED,
 	KTGEN_TX_MODE_NOCACHE,
 	KTGEN_TX_MODE_ZEROCOPY,
+	KTGEN_TX_MODE_USER,
 };
 
 /**
@@ -73,6 +78,8 @@ enum ktgen_tx_mode {
  * @KTGEN_RX_MODE_VERIFY: Check every byte against the sender's pattern.
  * @KTGEN_RX_MODE_RECVMSG: kernel_recvmsg() into a kvec, the socket API's own
  *   copy.
+ * @KTGEN_RX_MODE_USER: recvmsg() into the requester's memory (user-buf) by
+ *   workers that adopt its address space, so the stack's copy_to_user runs.
  */
 enum ktgen_rx_mode {
 	KTGEN_RX_MODE_COPY,
@@ -81,6 +88,7 @@ enum ktgen_rx_mode {
 	KTGEN_RX_MODE_DISCARD,
 	KTGEN_RX_MODE_VERIFY,
 	KTGEN_RX_MODE_RECVMSG,
+	KTGEN_RX_MODE_USER,
 };
 
 enum ktgen_run_state {
@@ -167,6 +175,8 @@ enum {
 	KTGEN_A_TX_STATS_RETRANS,
 	KTGEN_A_TX_STATS_SRTT_US,
 	KTGEN_A_TX_STATS_CWND,
+	KTGEN_A_TX_STATS_NOCACHE_COPY_FLOWS,
+	KTGEN_A_TX_STATS_NOCACHE_COPIES,
 
 	__KTGEN_A_TX_STATS_MAX,
 	KTGEN_A_TX_STATS_MAX = (__KTGEN_A_TX_STATS_MAX - 1)
@@ -206,6 +216,8 @@ enum {
 	KTGEN_A_SINK_ALL,
 	KTGEN_A_SINK_IPV6,
 	KTGEN_A_SINK_RX,
+	KTGEN_A_SINK_USER_BUF,
+	KTGEN_A_SINK_USER_LEN,
 
 	__KTGEN_A_SINK_MAX,
 	KTGEN_A_SINK_MAX = (__KTGEN_A_SINK_MAX - 1)
@@ -243,6 +255,8 @@ enum {
 	KTGEN_A_RUN_INTERVAL,
 	KTGEN_A_RUN_WARMUP_MS,
 	KTGEN_A_RUN_WINDOW,
+	KTGEN_A_RUN_USER_BUF,
+	KTGEN_A_RUN_PROBE_COPIES,
 
 	__KTGEN_A_RUN_MAX,
 	KTGEN_A_RUN_MAX = (__KTGEN_A_RUN_MAX - 1)

@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# User-memory paths: tx user sends from the requester's memory through
+# kthreads that adopted its address space, so the stack's own user copy
+# runs, non-temporal where the route has tx-nocache-copy; rx user receives
+# into it (copy_to_user). Shown from the stack's side by the module's
+# kprobe on the kernel's non-temporal user copy (trace kprobe events
+# cannot: Debian's kernels refuse them on notrace functions); owners that
+# go away mid-run; bad user memory refused.
+
+# One TCP run over the veth with tx MODE, the kernel's nocache user copy
+# counted by the module's kprobe (probe): prints its JSON.
+nocache_run()
+{
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 5600 \
+		bytes 4M tx "$1" probe || fail "tx $1: exit $?"
+}
+
+# tx-nocache-copy is read at connect, so every run sees the setting of the
+# moment. With it on, tx user takes the stack's non-temporal copy, about
+# once per 64 KiB send call (one per page fragment copied); every other
+# path sends kernel memory and never does, which the result says; with it
+# off, tx user copies cached.
+t_nocache_copy()
+{
+	local mode doc n
+
+	[ "$(uname -m)" = x86_64 ] || skip "the probed copy routine is x86's"
+	load_module
+	veth_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5600 rx verify >/dev/null
+	ip netns exec "$NS_A" ethtool -K ktg0 tx-nocache-copy on
+	for mode in stack cached nocache zerocopy user; do
+		doc=$(nocache_run $mode)
+		log "tx-nocache-copy on, tx $mode: $(echo "$doc" | grep -o '"nocache_copies":[ ]*[0-9]*')"
+		# tx user: 64 send calls of 64 KiB, copied in page fragments
+		echo "$doc" | json_check "d['state'] == 'done' and
+			d['rx']['bytes'] == d['tx']['bytes'] == 4 << 20 and
+			d['rx']['verify_errors'] == 0 and
+			d['tx']['nocache_copy_flows'] == 1 and
+			d['tx']['nocache_copy_effect'] == ('$mode' == 'user') and
+			(d['tx']['nocache_copies'] >= 64 if '$mode' == 'user' else
+			 d['tx']['nocache_copies'] == 0)"
+	done
+	ip netns exec "$NS_A" $KTGEN run tcp_stream to 10.77.0.2 port 5600 bytes 1M tx stack |
+		grep -q "^  tx-nocache-copy on for 1 of 1 flows: no effect possible on tx stack" ||
+		fail "no 'no effect' line for tx stack"
+
+	ip netns exec "$NS_A" ethtool -K ktg0 tx-nocache-copy off
+	nocache_run user | json_check "d['state'] == 'done' and d['rx']['verify_errors'] == 0 and
+		d['rx']['bytes'] == d['tx']['bytes'] and d['tx']['nocache_copy_flows'] == 0 and
+		d['tx']['nocache_copies'] == 0"
+	n=$(ip netns exec "$NS_A" $KTGEN run tcp_stream to 10.77.0.2 port 5600 bytes 1M tx user |
+		grep -c "tx-nocache-copy" || true)
+	[ "$n" = 0 ] || fail "a tx-nocache-copy line with the feature off"
+}
+case_add nocache_copy t_nocache_copy 300
+
+# rx user counts exactly what tx user sent, TCP and UDP, and the sink's
+# memory is its creator's: the process that added it is long gone.
+t_rx_user()
+{
+	load_module
+	$KTGEN sink add tcp port 5610 rx user cpus 0-$(( $(nproc) - 1 )) >/dev/null
+	$KTGEN sink add udp port 5611 rx user >/dev/null
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 5610 bytes 8M tx user flows 2 |
+		json_check "d['state'] == 'done' and d['tx']['bytes'] == 8 << 20 and
+			d['rx']['bytes'] == d['tx']['bytes'] == d['tx']['acked'] and
+			d['rx']['bad_headers'] == 0 and d['rx']['conns'] == 2"
+	$KTGEN -j run udp_stream to 127.0.0.1 port 5611 msgs 2000 size 30000 tx user |
+		json_check "d['state'] == 'done' and d['tx']['msgs'] > 0 and
+			d['tx']['msgs'] == d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] and
+			d['rx']['bad_headers'] == 0"
+	$KTGEN sink show | grep -q "rx user" || fail "sink show does not say rx user"
+	$KTGEN sink del all
+}
+case_add rx_user t_rx_user 180
+
+# The owner of a user run goes away. Attached: the run stops with it.
+# Detached: the run keeps sending from the dead process's memory, which
+# it holds, to the end, and every byte verifies.
+t_user_owner_exit()
+{
+	local pid id
+
+	load_module
+	$KTGEN sink add tcp port 5620 rx verify cpus 1 >/dev/null
+	$KTGEN run tcp_stream to 127.0.0.1 port 5620 time 60 tx user cpus 0 >/dev/null &
+	pid=$!
+	slowwait "$(scaled 10)" sh -c "$KTGEN run show | grep -q running" ||
+		fail "the run did not start"
+	sleep 0.5
+	kill -9 $pid
+	wait $pid 2>/dev/null || true
+	slowwait "$(scaled 10)" sh -c "! $KTGEN run show | grep -q running" ||
+		fail "still running after its owner died"
+	$KTGEN -j run show 1 | json_check "d['state'] == 'stopped' and
+		d['rx']['verify_errors'] == 0 and d['rx']['bytes'] == d['tx']['bytes']"
+
+	id=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5620 time 2 tx user detach cpus 0 |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+	slowwait "$(scaled 30)" sh -c "$KTGEN run show $id | grep -q ': done'" ||
+		fail "the detached user run did not finish: $($KTGEN run show "$id")"
+	$KTGEN -j run show "$id" | json_check "d['state'] == 'done' and d['tx']['bytes'] > 0 and
+		d['rx']['verify_errors'] == 0 and d['rx']['bytes'] == d['tx']['bytes']"
+	$KTGEN run del all
+	$KTGEN sink del all
+}
+case_add user_owner_exit t_user_owner_exit 180
+
+# User memory that is not right is refused, naming the attribute, and
+# nothing is left behind.
+t_user_bad_mem()
+{
+	local run="$KTGEN_NLRAW run-new 3:hex:7f000001 4:u16:5630"
+
+	load_module
+	expect_fail 1 "missing attribute user-buf" $run 13:u32:4
+	expect_fail 1 "for user mode only.*\(attribute user-buf\)" $run 32:u64:65536
+	expect_fail 1 "page aligned.*\(attribute user-buf\)" $run 13:u32:4 32:u64:65537
+	expect_fail 1 "not a user address range.*\(attribute user-buf\)" \
+		$run 13:u32:4 32:u64:0xffff888000000000
+	# mapped nowhere: caught when the module writes the payload there
+	expect_fail 1 "cannot write the payload.*\(attribute user-buf\)" $run 13:u32:4 32:u64:65536
+	expect_fail 1 "cannot write to the user memory.*\(attribute user-buf\)" \
+		$KTGEN_NLRAW sink-new 4:u16:5631 5:u32:6 11:u64:65536 12:u64:65536
+	expect_fail 1 "too short.*\(attribute user-len\)" \
+		$KTGEN_NLRAW sink-new 4:u16:5631 5:u32:6 11:u64:65536 12:u64:65536 \
+		6:hex:03
+	expect_fail 1 "missing attribute user-buf" $KTGEN_NLRAW sink-new 4:u16:5631 5:u32:6
+	[ -z "$($KTGEN run show)" ] || fail "a refused run was left: $($KTGEN run show)"
+	[ -z "$($KTGEN sink show)" ] || fail "a refused sink was left: $($KTGEN sink show)"
+}
+case_add user_bad_mem t_user_bad_mem 60
