@@ -3,9 +3,10 @@
  * Copy probes: whether the stack's own non-temporal user copy ran, seen
  * from the stack's side. A kprobe on the kernel's copy routine (x86:
  * __copy_user_nocache, reached only from copy_from_iter_nocache() on user
- * memory, i.e. tcp_sendmsg() with tx-nocache-copy) counts its calls on
- * every CPU while any run asked for it. A probe hit is a trap: runs that
- * want clean numbers leave it off.
+ * memory, i.e. tcp_sendmsg() with tx-nocache-copy; renamed
+ * copy_to_nontemporal in later kernels, so each name is tried) counts its
+ * calls on every CPU while any run asked for it. A probe hit is a trap:
+ * runs that want clean numbers leave it off.
  */
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
@@ -13,7 +14,10 @@
 
 #include "ktgen.h"
 
-#define KTG_NOCACHE_SYM	"__copy_user_nocache"
+static const char * const ktg_nocache_syms[] = {
+	"__copy_user_nocache",
+	"copy_to_nontemporal",
+};
 
 static DEFINE_PER_CPU(u64, ktg_nocache_hits);
 static DEFINE_MUTEX(ktg_probe_lock);	/* users, registration */
@@ -26,19 +30,21 @@ static int ktg_nocache_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
-static struct kprobe ktg_nocache_kp = {
-	.symbol_name	= KTG_NOCACHE_SYM,
-	.pre_handler	= ktg_nocache_pre,
-};
+static struct kprobe ktg_nocache_kp;
 
 static int ktg_probe_register(void)
 {
-	/* a kprobe is not re-registered once used: start from a clean one */
-	ktg_nocache_kp = (struct kprobe) {
-		.symbol_name	= KTG_NOCACHE_SYM,
-		.pre_handler	= ktg_nocache_pre,
-	};
-	return register_kprobe(&ktg_nocache_kp);
+	int i, err = -ENOENT;
+
+	for (i = 0; i < ARRAY_SIZE(ktg_nocache_syms) && err; i++) {
+		/* a used kprobe is not registered again: start clean */
+		ktg_nocache_kp = (struct kprobe) {
+			.symbol_name	= ktg_nocache_syms[i],
+			.pre_handler	= ktg_nocache_pre,
+		};
+		err = register_kprobe(&ktg_nocache_kp);
+	}
+	return err;
 }
 
 static void ktg_probe_unregister(void)
@@ -68,8 +74,7 @@ int ktg_probe_get(struct netlink_ext_ack *extack)
 		ktg_probe_users++;
 	mutex_unlock(&ktg_probe_lock);
 	if (err)
-		NL_SET_ERR_MSG(extack,
-			       "cannot probe the kernel's nocache user copy " KTG_NOCACHE_SYM);
+		NL_SET_ERR_MSG(extack, "cannot probe the kernel's nocache user copy");
 	return err;
 }
 
