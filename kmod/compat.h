@@ -9,6 +9,7 @@
 #define _KTG_COMPAT_H
 
 #include <linux/bvec.h>
+#include <linux/hrtimer.h>
 #include <linux/net.h>
 #include <linux/uio.h>
 #include <net/genetlink.h>
@@ -65,6 +66,19 @@ static inline int ktg_send_page(struct socket *sock, struct page *page,
 	bvec_set_page(&bv, page, len, offset);
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bv, 1, len);
 	return sock_sendmsg(sock, &msg);
+#endif
+}
+
+/* A timer and its callback in one call: hrtimer_setup() from 6.13. */
+static inline void ktg_hrtimer_setup(struct hrtimer *t,
+				     enum hrtimer_restart (*fn)(struct hrtimer *),
+				     clockid_t clock, enum hrtimer_mode mode)
+{
+#ifdef KTG_HAVE_HRTIMER_SETUP
+	hrtimer_setup(t, fn, clock, mode);
+#else
+	hrtimer_init(t, clock, mode);
+	t->function = fn;
 #endif
 }
 

@@ -35,8 +35,10 @@
 
 static bool ktg_flow_tcp(const struct ktg_flow *f)
 {
-	return f->run->p.test == KTGEN_TEST_TCP_STREAM;
+	return f->run->p.test == KTGEN_TEST_TCP_STREAM || f->run->p.test == KTGEN_TEST_TCP_RR;
 }
+
+#define KTG_RR_RBUF		SZ_16K	/* a flow reads its responses into this */
 
 /* SO_SNDBUF as setsockopt() sets it (no exported helper in every kernel). */
 static void ktg_set_sndbuf(struct sock *sk, u32 val)
@@ -66,8 +68,18 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 	sk = f->sock->sk;
 	if (p->sndbuf)
 		ktg_set_sndbuf(sk, p->sndbuf);
-	if (tcp && p->nodelay)
+	/* request/response: no request waits for an ACK (Nagle) */
+	if (tcp && (p->nodelay || ktg_test_rr(p->test)))
 		tcp_sock_set_nodelay(sk);
+	if (ktg_test_rr(p->test)) {
+		f->hist = kvmalloc(sizeof(*f->hist), GFP_KERNEL);
+		f->rbuf = kmalloc(KTG_RR_RBUF, GFP_KERNEL);
+		if (!f->hist || !f->rbuf) {
+			NL_SET_ERR_MSG(extack, "no memory for the flow's latency histogram");
+			return -ENOMEM;
+		}
+		ktg_hist_reset(f->hist);
+	}
 	if (p->ifindex) {
 		err = sock_bindtoindex(sk, p->ifindex, true);
 		if (err) {
@@ -107,6 +119,8 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 	f->hello.cookie = cpu_to_be64(run->cookie);
 	f->hello.flow = htonl(f->id);
 	f->hello.pattern_pages = htonl(run->pattern_pages);
+	f->hello.req = htonl(ktg_test_rr(p->test) ? p->req_size : 0);
+	f->hello.resp = htonl(ktg_test_rr(p->test) ? p->resp_size : 0);
 
 	/* Connection errors (refused, unreachable) are the flow's result,
 	 * reported with the run's, not a refusal of the request.
@@ -131,6 +145,15 @@ void ktg_flow_close(struct ktg_flow *f)
 		f->sock = NULL;
 	}
 	ktg_pages_free(&f->stage);
+	kfree(f->rbuf);
+	f->rbuf = NULL;
+}
+
+/* After the workers are gone: the histogram stays for the results. */
+void ktg_flow_free(struct ktg_flow *f)
+{
+	kvfree(f->hist);
+	f->hist = NULL;
 }
 
 /* The flow sends no more; the last one closes the run's CPU window. */
@@ -335,6 +358,7 @@ static void ktg_dgram_head(struct ktg_flow *f, struct ktg_dgram *h, u32 magic, u
 		.cookie		= cpu_to_be64(f->run->cookie),
 		.seq		= cpu_to_be64(seq),
 		.pattern_pages	= htonl(f->run->pattern_pages),
+		.resp		= htonl(magic == KTG_MAGIC_REQ ? f->run->p.resp_size : 0),
 	};
 }
 
@@ -472,6 +496,11 @@ static void ktg_flow_drain_start(struct ktg_flow *f)
 	f->deadline = jiffies + KTG_DRAIN_TIMEOUT;
 	f->next_close = jiffies;
 	f->cur_page = NULL;
+	/* udp-rr: the request in flight was sent, answered or not */
+	if (!ktg_flow_tcp(f) && f->waiting) {
+		f->seq++;
+		f->waiting = false;
+	}
 	if (ktg_flow_tcp(f))
 		kernel_sock_shutdown(f->sock, SHUT_WR);
 	/* The measured window ends with the last payload byte sent. */
@@ -605,6 +634,160 @@ static int ktg_flow_send_one(struct ktg_flow *f)
 	return ret;
 }
 
+/* --- request/response --- */
+
+/* A transaction done (or given up): the next one is due one period after
+ * this one's slot in open loop, at once in closed loop.
+ */
+static void ktg_rr_next(struct ktg_flow *f)
+{
+	f->waiting = false;
+	if (f->run->p.rate)
+		f->t_due = ktime_add_ns(f->t_due, div_u64(NSEC_PER_SEC, f->run->p.rate));
+}
+
+static void ktg_rr_done(struct ktg_flow *f)
+{
+	/* open loop: from the slot, so a stall delays every later one */
+	ktg_hist_add(f->hist, ktime_to_ns(ktime_sub(ktime_get(), f->t_due)));
+	WRITE_ONCE(f->msgs, f->msgs + 1);
+	ktg_rr_next(f);
+}
+
+/* Time for the next request? Open loop waits for its slot. */
+static bool ktg_rr_due(struct ktg_flow *f)
+{
+	ktime_t now = ktime_get();
+
+	if (!f->run->p.rate) {
+		f->t_due = now;
+		return true;
+	}
+	if (!f->t_due)
+		f->t_due = now;
+	if (ktime_before(now, f->t_due)) {
+		ktg_worker_wake_at(f->worker, f->t_due);
+		return false;
+	}
+	return true;
+}
+
+/* TCP: the request, then the response read whole. */
+static int ktg_rr_tcp(struct ktg_flow *f)
+{
+	struct ktg_run *run = f->run;
+	u32 len;
+	int ret;
+
+	if (f->hello_sent < sizeof(f->hello))
+		return ktg_flow_hello(f);
+	if (f->waiting) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		struct kvec iov = {
+			.iov_base = f->rbuf,
+			.iov_len = min_t(u32, f->resp_left, KTG_RR_RBUF),
+		};
+
+		ret = kernel_recvmsg(f->sock, &msg, &iov, 1, iov.iov_len, MSG_DONTWAIT);
+		if (ret <= 0)
+			return ret ?: -ECONNRESET;	/* the sink went away */
+		f->resp_left -= ret;
+		if (!f->resp_left)
+			ktg_rr_done(f);
+		return ret;
+	}
+	if (!f->msg_left) {
+		if (!ktg_rr_due(f))
+			return -EAGAIN;
+		if (!ktg_run_reserve(run, &len)) {
+			ktg_flow_drain_start(f);
+			return 1;
+		}
+		f->msg_left = len;
+		f->t_sent = ktime_get();
+	}
+	if (run->p.tx_mode == KTGEN_TX_MODE_USER)
+		ret = ktg_send_user(f, f->msg_left);
+	else
+		ret = ktg_send_stack(f, f->msg_left);
+	if (ret <= 0)
+		return ret;
+	f->off += ret;
+	WRITE_ONCE(f->bytes, f->bytes + ret);
+	f->msg_left -= ret;
+	if (!f->msg_left) {
+		f->waiting = true;
+		f->resp_left = run->p.resp_size;
+	}
+	return ret;
+}
+
+/* UDP: a request datagram, then its response (matched by seq) or, after
+ * the timeout, the next request; a response too late is counted apart.
+ */
+static int ktg_rr_udp(struct ktg_flow *f)
+{
+	struct ktg_run *run = f->run;
+	u32 len;
+	int ret;
+
+	if (f->waiting) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		struct kvec iov = { .iov_base = f->rbuf, .iov_len = KTG_RR_RBUF };
+		const struct ktg_dgram *h = f->rbuf;
+		ktime_t give_up = ktime_add_ms(f->t_sent, run->p.rr_timeout_ms);
+
+		ret = kernel_recvmsg(f->sock, &msg, &iov, 1, KTG_RR_RBUF, MSG_DONTWAIT);
+		if (ret == -EAGAIN) {
+			if (ktime_before(ktime_get(), give_up)) {
+				ktg_worker_wake_at(f->worker, give_up);
+				return -EAGAIN;
+			}
+			WRITE_ONCE(f->timeouts, f->timeouts + 1);
+			f->seq++;
+			ktg_rr_next(f);
+			return 1;
+		}
+		if (ret < 0)
+			return ret == -ECONNREFUSED ? 1 : ret;	/* ICMP: time out */
+		if (ret < sizeof(*h) || h->magic != htonl(KTG_MAGIC_RESP) ||
+		    be64_to_cpu(h->cookie) != run->cookie || ntohl(h->flow) != f->id)
+			return 1;
+		if (be64_to_cpu(h->seq) != f->seq) {
+			WRITE_ONCE(f->late, f->late + 1);
+			return 1;
+		}
+		f->seq++;
+		ktg_rr_done(f);
+		return 1;
+	}
+	if (!f->msg_left) {
+		if (!ktg_rr_due(f))
+			return -EAGAIN;
+		if (!ktg_run_reserve(run, &len)) {
+			ktg_flow_drain_start(f);
+			return 1;
+		}
+		f->msg_left = len;
+	}
+	f->t_sent = ktime_get();
+	ret = ktg_send_dgram(f, f->msg_left, KTG_MAGIC_REQ, f->seq);
+	if (ret == -ENOBUFS || ret == -ENOMEM) {
+		/* dropped before the wire: a send error, then the next */
+		atomic64_inc(&run->send_errors);
+		f->msg_left = 0;
+		f->seq++;
+		ktg_rr_next(f);
+		return 1;
+	}
+	if (ret <= 0)
+		return ret;
+	WRITE_ONCE(f->bytes, f->bytes + ret);
+	f->msg_left = 0;
+	f->waiting = true;
+	return ret;
+}
+
 /* Work for the flow's worker: >0 when it made progress, 0 when it waits. */
 int ktg_flow_step(struct ktg_flow *f)
 {
@@ -628,7 +811,10 @@ int ktg_flow_step(struct ktg_flow *f)
 			ktg_flow_drain_start(f);
 			return 1;
 		}
-		ret = ktg_flow_send_one(f);
+		if (ktg_test_rr(f->run->p.test))
+			ret = ktg_flow_tcp(f) ? ktg_rr_tcp(f) : ktg_rr_udp(f);
+		else
+			ret = ktg_flow_send_one(f);
 		if (ret == -EAGAIN || ret == -ENOBUFS)
 			return progress;	/* write space or pages will come */
 		if (ret < 0) {

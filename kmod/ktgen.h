@@ -8,6 +8,7 @@
 
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -54,6 +55,7 @@ struct ktg_rx_stats {
 	atomic64_t	late;
 	atomic64_t	dup;
 	atomic64_t	bad_headers;
+	atomic64_t	responses;	/* tcp-rr, udp-rr */
 	atomic_t	closed;		/* senders that finished (same host) */
 };
 
@@ -86,6 +88,7 @@ struct ktg_worker {
 	struct mm_struct	*mm;	/* adopted while it runs (tx/rx user) */
 	void __user		*ubuf;	/* its slice of the user memory */
 	int			(*fn)(void *arg);
+	struct hrtimer		timer;	/* kicks it at a time (open loop) */
 };
 
 void ktg_worker_init(struct ktg_worker *w, void *owner);
@@ -95,6 +98,7 @@ void ktg_worker_stop(struct ktg_worker *w);
 void ktg_worker_kick(struct ktg_worker *w);
 void ktg_worker_sleep(struct ktg_worker *w, long timeout);
 void ktg_worker_park(void);
+void ktg_worker_wake_at(struct ktg_worker *w, ktime_t t);
 
 /* A worker's wait entry on a socket's wait queue (the way poll does it):
  * no socket callback is replaced.
@@ -174,6 +178,7 @@ void ktg_sinks_destroy_all(struct ktg_net *kn);
 #define KTG_MAX_FLOWS		1024
 #define KTG_MAX_UDP_SIZE	65507
 #define KTG_DEFAULT_BUFFER	SZ_64K
+#define KTG_MAX_PERCENTILES	16
 struct ktg_run;
 struct ktg_run_params {
 	u32			test;
@@ -196,7 +201,18 @@ struct ktg_run_params {
 	u32			warmup_ms;
 	u64			user_buf;	/* tx user */
 	bool			probe_copies;
+	u32			req_size;	/* tcp-rr, udp-rr */
+	u32			resp_size;
+	u32			rate;		/* transactions/s per flow, 0: closed loop */
+	u32			rr_timeout_ms;
+	u32			npercentiles;
+	u32			percentiles[KTG_MAX_PERCENTILES];	/* ppm */
 };
+
+static inline bool ktg_test_rr(u32 test)
+{
+	return test == KTGEN_TEST_TCP_RR || test == KTGEN_TEST_UDP_RR;
+}
 
 int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 		   struct ktg_run **runp, struct netlink_ext_ack *extack);

@@ -48,6 +48,11 @@ static struct netlink_range_validation ktg_warmup_range = {
 	.max	= 3600000,
 };
 
+static struct netlink_range_validation ktg_rate_range = {
+	.min	= 1,
+	.max	= 10000000,
+};
+
 static struct netlink_range_validation ktg_user_len_range = {
 	.min	= SZ_64K,
 	.max	= SZ_1G,
@@ -73,7 +78,7 @@ static const struct nla_policy ktg_sink_policy[KTGEN_A_SINK_MAX + 1] = {
 
 static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_ID]		= { .type = NLA_U32 },
-	[KTGEN_A_RUN_TEST]		= NLA_POLICY_MAX(NLA_U32, KTGEN_TEST_UDP_STREAM),
+	[KTGEN_A_RUN_TEST]		= NLA_POLICY_MAX(NLA_U32, KTGEN_TEST_UDP_RR),
 	[KTGEN_A_RUN_REMOTE_ADDR]	= NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
 	[KTGEN_A_RUN_REMOTE_PORT]	= NLA_POLICY_MIN(NLA_BE16, 1),
 	[KTGEN_A_RUN_LOCAL_ADDR]	= NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
@@ -94,6 +99,12 @@ static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_WARMUP_MS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_warmup_range),
 	[KTGEN_A_RUN_USER_BUF]		= { .type = NLA_U64 },
 	[KTGEN_A_RUN_PROBE_COPIES]	= { .type = NLA_FLAG },
+	[KTGEN_A_RUN_REQ_SIZE]		= NLA_POLICY_RANGE(NLA_U32, 1, KTG_MAX_UDP_SIZE),
+	[KTGEN_A_RUN_RESP_SIZE]		= NLA_POLICY_RANGE(NLA_U32, 1, KTG_MAX_UDP_SIZE),
+	[KTGEN_A_RUN_RATE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_rate_range),
+	[KTGEN_A_RUN_PERCENTILES]	= { .type = NLA_BINARY,
+					    .len = KTG_MAX_PERCENTILES * sizeof(u32) },
+	[KTGEN_A_RUN_RR_TIMEOUT_MS]	= NLA_POLICY_RANGE(NLA_U32, 1, 60000),
 };
 
 static void *ktg_nl_reply_put(struct sk_buff **msg, struct genl_info *info, u8 cmd)
@@ -549,6 +560,76 @@ void ktg_nl_notify_run_interval(struct ktg_run *run)
 	genlmsg_multicast_netns(&ktg_nl_family, run->kn->net, msg, 0, 0, GFP_KERNEL);
 }
 
+/*
+ * Request/response settings: only with tcp-rr and udp-rr, which take
+ * their sizes from req-size and resp-size (a udp-rr datagram carries the
+ * 32-byte ktgen header both ways) and send from kernel (stack) or user
+ * memory.
+ */
+static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
+{
+	static const int rr_only[] = {
+		KTGEN_A_RUN_REQ_SIZE, KTGEN_A_RUN_RESP_SIZE, KTGEN_A_RUN_RATE,
+		KTGEN_A_RUN_PERCENTILES, KTGEN_A_RUN_RR_TIMEOUT_MS,
+	};
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	bool udp = p->test == KTGEN_TEST_UDP_RR;
+	u32 i, hdr = udp ? sizeof(struct ktg_dgram) : 1;
+	struct nlattr *pct = tb[KTGEN_A_RUN_PERCENTILES];
+
+	if (!ktg_test_rr(p->test)) {
+		for (i = 0; i < ARRAY_SIZE(rr_only); i++)
+			if (tb[rr_only[i]]) {
+				NL_SET_ERR_MSG_ATTR(extack, tb[rr_only[i]],
+						    "for tcp-rr and udp-rr only");
+				return -EINVAL;
+			}
+		return 0;
+	}
+	if (tb[KTGEN_A_RUN_SIZE]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_SIZE],
+				    "request/response tests take req-size and resp-size");
+		return -EINVAL;
+	}
+	if (tb[KTGEN_A_RUN_BYTES]) {
+		/* a request cut short would never be answered */
+		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_BYTES],
+				    "request/response tests take a time or msgs limit");
+		return -EINVAL;
+	}
+	if (p->tx_mode != KTGEN_TX_MODE_STACK && p->tx_mode != KTGEN_TX_MODE_USER) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_TX_MODE],
+				    "request/response tests send with tx stack or user");
+		return -EINVAL;
+	}
+	p->req_size = ktg_nl_u32(info, KTGEN_A_RUN_REQ_SIZE, hdr);
+	p->resp_size = ktg_nl_u32(info, KTGEN_A_RUN_RESP_SIZE, hdr);
+	for (i = KTGEN_A_RUN_REQ_SIZE; udp && i <= KTGEN_A_RUN_RESP_SIZE; i++)
+		if (ktg_nl_u32(info, i, hdr) < hdr) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[i],
+					    "udp-rr datagrams carry a 32-byte header: at least 32");
+			return -EINVAL;
+		}
+	p->size = p->req_size;
+	p->rate = ktg_nl_u32(info, KTGEN_A_RUN_RATE, 0);
+	p->rr_timeout_ms = ktg_nl_u32(info, KTGEN_A_RUN_RR_TIMEOUT_MS, 1000);
+	if (pct) {
+		p->npercentiles = nla_len(pct) / sizeof(u32);
+		if (nla_len(pct) % sizeof(u32) || !p->npercentiles) {
+			NL_SET_ERR_MSG_ATTR(extack, pct, "a list of u32 parts per million");
+			return -EINVAL;
+		}
+		memcpy(p->percentiles, nla_data(pct), nla_len(pct));
+		for (i = 0; i < p->npercentiles; i++)
+			if (p->percentiles[i] > 1000000) {
+				NL_SET_ERR_MSG_ATTR(extack, pct, "a percentile above 100 %");
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
 static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 {
 	struct nlattr **tb = info->attrs;
@@ -586,6 +667,9 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 		NL_SET_ERR_MSG(extack, "give one limit: time, bytes or msgs");
 		return -EINVAL;
 	}
+	err = ktg_nl_rr_params(info, p);
+	if (err)
+		return err;
 	err = ktg_nl_user_mem(info, KTGEN_A_RUN_USER_BUF,
 			      p->tx_mode == KTGEN_TX_MODE_USER,
 			      PAGE_ALIGN(p->buffer ?: KTG_DEFAULT_BUFFER));

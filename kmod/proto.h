@@ -12,9 +12,14 @@
 #define KTG_MAGIC_HELLO		0x4b54474eU	/* "KTGN" */
 #define KTG_MAGIC_DATA		0x4b544744U	/* "KTGD" */
 #define KTG_MAGIC_CLOSE		0x4b544743U	/* "KTGC" */
+#define KTG_MAGIC_REQ		0x4b544751U	/* "KTGQ" */
+#define KTG_MAGIC_RESP		0x4b544752U	/* "KTGR" */
 #define KTG_WIRE_VERSION	1
 
-/* A TCP flow opens with a hello; the payload stream follows. */
+/* A TCP flow opens with a hello; the payload stream follows. A request/
+ * response flow (tcp-rr) gives the sizes: every @req bytes of the stream
+ * are a request, answered with @resp bytes (0 for streams).
+ */
 struct ktg_hello {
 	__be32	magic;
 	__be16	version;
@@ -22,11 +27,14 @@ struct ktg_hello {
 	__be64	cookie;		/* the sending run, unique on its host */
 	__be32	flow;
 	__be32	pattern_pages;	/* pages in the sender's pattern ring */
-	__be64	reserved;
+	__be32	req;
+	__be32	resp;
 } __packed;
 
 /* Each UDP datagram large enough starts with this; a closing datagram
- * (magic KTG_MAGIC_CLOSE) carries the flow's final count in @seq.
+ * (magic KTG_MAGIC_CLOSE) carries the flow's final count in @seq. A
+ * request (KTG_MAGIC_REQ, udp-rr) asks for @resp bytes back, which start
+ * with the same header (KTG_MAGIC_RESP, the request's flow and seq).
  */
 struct ktg_dgram {
 	__be32	magic;
@@ -34,7 +42,7 @@ struct ktg_dgram {
 	__be64	cookie;
 	__be64	seq;
 	__be32	pattern_pages;
-	__be32	reserved;
+	__be32	resp;
 } __packed;
 
 /*

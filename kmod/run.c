@@ -205,6 +205,8 @@ static void ktg_run_done_work(struct work_struct *work)
 
 static void ktg_run_free(struct ktg_run *run)
 {
+	u32 i;
+
 	if (run->rx) {
 		ktg_rx_stats_unpublish(run->cookie);
 		ktg_rx_stats_put(run->rx);
@@ -213,6 +215,8 @@ static void ktg_run_free(struct ktg_run *run)
 	if (run->probing)
 		ktg_probe_put();
 	ktg_cpu_acct_free(&run->cpu);
+	for (i = 0; run->flows && i < run->p.flows; i++)
+		ktg_flow_free(&run->flows[i]);
 	kfree(run->flows);
 	kfree(run->workers);
 	free_cpumask_var(run->p.cpus);
@@ -236,6 +240,7 @@ static int ktg_run_start_workers(struct ktg_run *run)
 		struct ktg_worker *w = &run->workers[i % n];
 
 		list_add_tail(&f->node, &w->items);
+		f->worker = w;
 		if (f->sock)
 			ktg_sock_watch(&f->watch, f->sock, w);
 	}
@@ -498,6 +503,61 @@ static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
 	return 0;
 }
 
+/*
+ * Request/response: every flow's latencies merged (a flow's histogram may
+ * be a transaction behind while it runs). Percentiles are the requested
+ * ones, or 50, 90, 95, 99 and 99.9 %.
+ */
+static const u32 ktg_default_ppm[] = { 500000, 900000, 950000, 990000, 999000 };
+
+static int ktg_run_fill_latency(struct sk_buff *msg, struct ktg_run *run)
+{
+	const u32 *ppm = run->p.npercentiles ? run->p.percentiles : ktg_default_ppm;
+	u32 i, n = run->p.npercentiles ?: ARRAY_SIZE(ktg_default_ppm);
+	u64 timeouts = 0, late = 0;
+	struct ktg_hist *h;
+	struct nlattr *nest, *pn;
+	int err = -EMSGSIZE;
+
+	h = kvmalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	ktg_hist_reset(h);
+	for (i = 0; i < run->p.flows; i++) {
+		struct ktg_flow *f = &run->flows[i];
+
+		if (f->hist)
+			ktg_hist_merge(h, f->hist);
+		timeouts += READ_ONCE(f->timeouts);
+		late += READ_ONCE(f->late);
+	}
+	nest = nla_nest_start(msg, KTGEN_A_RUN_LATENCY);
+	if (!nest ||
+	    nla_put_u64_64bit(msg, KTGEN_A_LATENCY_TRANSACTIONS, h->count, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_LATENCY_TIMEOUTS, timeouts, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_LATENCY_LATE, late, 0))
+		goto out;
+	if (h->count &&
+	    (nla_put_u64_64bit(msg, KTGEN_A_LATENCY_MIN_NS, h->min, 0) ||
+	     nla_put_u64_64bit(msg, KTGEN_A_LATENCY_MAX_NS, h->max, 0) ||
+	     nla_put_u64_64bit(msg, KTGEN_A_LATENCY_MEAN_NS, ktg_hist_mean(h), 0) ||
+	     nla_put_u64_64bit(msg, KTGEN_A_LATENCY_STDDEV_NS, ktg_hist_stddev(h), 0)))
+		goto out;
+	for (i = 0; h->count && i < n; i++) {
+		pn = nla_nest_start(msg, KTGEN_A_LATENCY_PERCENTILE);
+		if (!pn || nla_put_u32(msg, KTGEN_A_PERCENTILE_PPM, ppm[i]) ||
+		    nla_put_u64_64bit(msg, KTGEN_A_PERCENTILE_NS,
+				      ktg_hist_percentile(h, ppm[i]), 0))
+			goto out;
+		nla_nest_end(msg, pn);
+	}
+	nla_nest_end(msg, nest);
+	err = 0;
+out:
+	kvfree(h);
+	return err;
+}
+
 /* UDP on the same host: the sender knows what it sent and the sink what
  * arrived, so loss is exact even when closing datagrams were dropped.
  */
@@ -585,6 +645,14 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, ktg_run_lost(run))) ||
 	    ktg_cpu_acct_put(msg, &run->cpu, p->cpus) ||
 	    ktg_run_fill_window(msg, run))
+		return -EMSGSIZE;
+	if (ktg_test_rr(p->test) &&
+	    (nla_put_u32(msg, KTGEN_A_RUN_REQ_SIZE, p->req_size) ||
+	     nla_put_u32(msg, KTGEN_A_RUN_RESP_SIZE, p->resp_size) ||
+	     (p->rate && nla_put_u32(msg, KTGEN_A_RUN_RATE, p->rate)) ||
+	     (p->test == KTGEN_TEST_UDP_RR &&
+	      nla_put_u32(msg, KTGEN_A_RUN_RR_TIMEOUT_MS, p->rr_timeout_ms)) ||
+	     ktg_run_fill_latency(msg, run)))
 		return -EMSGSIZE;
 	return 0;
 }

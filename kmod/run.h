@@ -6,6 +6,7 @@
 #ifndef _KTG_RUN_H
 #define _KTG_RUN_H
 
+#include "hist.h"
 #include "ktgen.h"
 #include "proto.h"
 
@@ -50,6 +51,17 @@ struct ktg_flow {
 	u64			bytes0;		/* at the window's start */
 	u64			msgs0;
 	bool			nocache_route;	/* TCP: tx-nocache-copy at connect */
+
+	/* tcp-rr, udp-rr: one transaction outstanding */
+	struct ktg_worker	*worker;
+	struct ktg_hist		*hist;		/* latencies, ns */
+	void			*rbuf;		/* the response is read into it */
+	bool			waiting;	/* the request went: a response is due */
+	u32			resp_left;	/* TCP: response bytes still to come */
+	ktime_t			t_due;		/* the request's time (open loop: its slot) */
+	ktime_t			t_sent;
+	u64			timeouts;
+	u64			late;
 	bool			has_info;	/* TCP: the figures below, at the end */
 	u32			retrans;
 	u32			srtt_us;
@@ -108,6 +120,7 @@ struct ktg_run {
 int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack);
 int ktg_flow_step(struct ktg_flow *f);
 void ktg_flow_close(struct ktg_flow *f);
+void ktg_flow_free(struct ktg_flow *f);
 bool ktg_run_reserve(struct ktg_run *run, u32 *len);
 void ktg_run_flow_failed(struct ktg_run *run, struct ktg_flow *f, int err);
 

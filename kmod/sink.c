@@ -37,6 +37,10 @@ struct ktg_conn {
 	u32			hello_len;
 	u32			pattern_pages;	/* 0: not a ktgen sender */
 	u64			off;		/* payload bytes received */
+	u32			req;		/* tcp-rr: request and response sizes */
+	u32			resp;
+	u64			answered;	/* requests answered */
+	u64			resp_left;	/* response bytes not yet sent */
 };
 
 /* A UDP sender, by its cookie and flow id. */
@@ -180,6 +184,10 @@ static void ktg_conn_hello(struct ktg_conn *c)
 		return;
 	}
 	c->pattern_pages = ntohl(h->pattern_pages);
+	c->req = ntohl(h->req);
+	c->resp = ntohl(h->resp);
+	if (c->req && c->resp)
+		tcp_sock_set_nodelay(c->sock->sk);
 	c->rx = ktg_rx_stats_find(be64_to_cpu(h->cookie));
 	if (c->rx)
 		atomic64_inc(&c->rx->conns);
@@ -259,8 +267,53 @@ static int ktg_conn_recv_user(struct ktg_conn *c, struct ktg_worker *w)
 	return n == -EAGAIN ? 0 : (n ? n : -ESHUTDOWN);
 }
 
+/* Response bytes from the zero page, up to 16 pages per call. */
+static int ktg_send_zeros(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct kvec iov[16];
+	size_t left = len;
+	int n = 0;
+
+	while (left && n < ARRAY_SIZE(iov)) {
+		iov[n].iov_base = page_address(ZERO_PAGE(0));
+		iov[n].iov_len = min_t(size_t, left, PAGE_SIZE);
+		left -= iov[n].iov_len;
+		n++;
+	}
+	return kernel_sendmsg(sock, msg, iov, n, len - left);
+}
+
+/* tcp-rr: answer every whole request received; what cannot go now goes
+ * when the socket has room (its write space wakes the worker too).
+ */
+static int ktg_conn_answer(struct ktg_conn *c)
+{
+	u64 due;
+	int n;
+
+	if (!c->resp)
+		return 0;
+	due = div_u64(c->off, c->req) - c->answered;
+	if (due) {
+		c->answered += due;
+		c->resp_left += due * c->resp;
+		KTG_RX_ADD(c->sink, c->rx, responses, due);
+	}
+	while (c->resp_left) {
+		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+
+		n = ktg_send_zeros(c->sock, &msg, min_t(u64, c->resp_left, 16 * PAGE_SIZE));
+		if (n == -EAGAIN)
+			return 0;
+		if (n < 0)
+			return n;
+		c->resp_left -= n;
+	}
+	return 0;
+}
+
 /* Read what is queued; 0 when nothing was, <0 when the connection is over. */
-static int ktg_conn_read(struct ktg_conn *c, struct ktg_worker *w)
+static int ktg_conn_read_data(struct ktg_conn *c, struct ktg_worker *w)
 {
 	struct ktg_read_ctx ctx = { .conn = c, .worker = w };
 	read_descriptor_t desc = { .arg.data = &ctx, .count = KTG_RX_ROUND };
@@ -295,6 +348,20 @@ static int ktg_conn_read(struct ktg_conn *c, struct ktg_worker *w)
 			sk->sk_state == TCP_CLOSE))
 		n = sk->sk_err ? -sk->sk_err : -ESHUTDOWN;
 	release_sock(sk);
+	return n;
+}
+
+/* ... and answer what is due (tcp-rr). */
+static int ktg_conn_read(struct ktg_conn *c, struct ktg_worker *w)
+{
+	int n = ktg_conn_read_data(c, w);
+
+	if (n >= 0 || n == -ESHUTDOWN) {
+		int err = ktg_conn_answer(c);
+
+		if (err && n >= 0)
+			n = err;
+	}
 	return n;
 }
 
@@ -513,8 +580,72 @@ static void ktg_dgram_payload(struct ktg_sink *sink, struct ktg_rx_stats *rx,
 	skb_abort_seq_read(&st);
 }
 
+/* Where a datagram came from, as the sink's socket addresses it. */
+static int ktg_skb_source(struct ktg_sink *sink, struct sk_buff *skb,
+			  struct sockaddr_storage *ss)
+{
+	bool v6sock = sink->sock->sk->sk_family == AF_INET6;
+
+	memset(ss, 0, sizeof(*ss));
+	if (skb->protocol == htons(ETH_P_IP) && !v6sock) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_addr.s_addr = ip_hdr(skb)->saddr;
+		sin->sin_port = udp_hdr(skb)->source;
+		return sizeof(*sin);
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	if (v6sock) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = udp_hdr(skb)->source;
+		if (skb->protocol == htons(ETH_P_IP)) {
+			ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &sin6->sin6_addr);
+		} else {
+			sin6->sin6_addr = ipv6_hdr(skb)->saddr;
+			sin6->sin6_scope_id = ipv6_iface_scope_id(&sin6->sin6_addr,
+								  inet6_iif(skb));
+		}
+		return sizeof(*sin6);
+	}
+#endif
+	return 0;
+}
+
+/* udp-rr: the response, the request's header turned round, padded with
+ * zeros to the size asked for; a response that cannot go is the
+ * requester's timeout.
+ */
+static void ktg_sink_respond(struct ktg_sink *sink, struct ktg_rx_stats *rx,
+			     const struct ktg_dgram *req, struct sockaddr_storage *to,
+			     int tolen)
+{
+	struct msghdr msg = { .msg_name = to, .msg_namelen = tolen,
+			      .msg_flags = MSG_DONTWAIT };
+	struct msghdr more = { .msg_flags = MSG_DONTWAIT };
+	u32 len = min_t(u32, ntohl(req->resp), KTG_MAX_UDP_SIZE);
+	struct ktg_dgram h = *req;
+	struct kvec hv = { .iov_base = &h, .iov_len = sizeof(h) };
+
+	if (!tolen || len < sizeof(h))
+		return;
+	h.magic = htonl(KTG_MAGIC_RESP);
+	h.resp = 0;
+	/* the header corked when zeros follow; they push the datagram */
+	if (len > sizeof(h))
+		msg.msg_flags |= MSG_MORE;
+	if (kernel_sendmsg(sink->sock, &msg, &hv, 1, sizeof(h)) < 0)
+		return;
+	if (len > sizeof(h) && ktg_send_zeros(sink->sock, &more, len - sizeof(h)) < 0)
+		return;
+	KTG_RX_ADD(sink, rx, responses, 1);
+}
+
 static void ktg_sink_dgram(struct ktg_sink *sink, struct sk_buff *skb,
-			   const u8 *buf, u32 len, struct ktg_worker *w)
+			   const u8 *buf, u32 len, struct ktg_worker *w,
+			   struct sockaddr_storage *from, int fromlen)
 {
 	struct ktg_uflow *f = NULL;
 	struct ktg_dgram h;
@@ -523,7 +654,8 @@ static void ktg_sink_dgram(struct ktg_sink *sink, struct sk_buff *skb,
 
 	if (len < sizeof(h) ||
 	    (skb ? skb_copy_bits(skb, 0, &h, sizeof(h)) : (memcpy(&h, buf, sizeof(h)), 0)) ||
-	    (h.magic != htonl(KTG_MAGIC_DATA) && h.magic != htonl(KTG_MAGIC_CLOSE)) ||
+	    (h.magic != htonl(KTG_MAGIC_DATA) && h.magic != htonl(KTG_MAGIC_CLOSE) &&
+	     h.magic != htonl(KTG_MAGIC_REQ)) ||
 	    !h.pattern_pages) {
 		/* Not from ktgen: counted, and read per the mode. */
 		atomic64_inc(&sink->stats.msgs);
@@ -550,27 +682,33 @@ static void ktg_sink_dgram(struct ktg_sink *sink, struct sk_buff *skb,
 	plen = len - sizeof(h);
 	ktg_dgram_payload(sink, f->rx, ntohl(h.pattern_pages), seq * plen,
 			  skb, buf, sizeof(h), len, w);
+	if (h.magic == htonl(KTG_MAGIC_REQ)) {
+		if (skb)
+			fromlen = ktg_skb_source(sink, skb, from);
+		ktg_sink_respond(sink, f->rx, &h, from, fromlen);
+	}
 }
 
 /* One datagram; 0 when none was queued. */
 static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
 {
+	struct sockaddr_storage from;
 	struct sock *sk = sink->sock->sk;
 	struct sk_buff *skb;
 	int err, len;
 
 	if (sink->p.rx_mode == KTGEN_RX_MODE_RECVMSG) {
-		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		struct msghdr msg = { .msg_name = &from, .msg_flags = MSG_DONTWAIT };
 		struct kvec iov = { .iov_base = w->buf, .iov_len = KTG_RX_BUF };
 
 		len = kernel_recvmsg(sink->sock, &msg, &iov, 1, KTG_RX_BUF, MSG_DONTWAIT);
 		if (len < 0)
 			return 0;
-		ktg_sink_dgram(sink, NULL, w->buf, len, w);
+		ktg_sink_dgram(sink, NULL, w->buf, len, w, &from, msg.msg_namelen);
 		return 1;
 	}
 	if (sink->p.rx_mode == KTGEN_RX_MODE_USER) {
-		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+		struct msghdr msg = { .msg_name = &from, .msg_flags = MSG_DONTWAIT };
 		struct iovec iov = { .iov_base = w->ubuf, .iov_len = KTG_RX_BUF };
 
 		iov_iter_init(&msg.msg_iter, ITER_DEST, &iov, 1, KTG_RX_BUF);
@@ -581,13 +719,13 @@ static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
 		if (copy_from_user(w->buf, w->ubuf,
 				   min_t(u32, len, sizeof(struct ktg_dgram))))
 			return 0;
-		ktg_sink_dgram(sink, NULL, w->buf, len, w);
+		ktg_sink_dgram(sink, NULL, w->buf, len, w, &from, msg.msg_namelen);
 		return 1;
 	}
 	skb = ktg_skb_recv_udp(sk, MSG_DONTWAIT, &err);
 	if (!skb)
 		return 0;
-	ktg_sink_dgram(sink, skb, NULL, skb->len, w);
+	ktg_sink_dgram(sink, skb, NULL, skb->len, w, &from, 0);
 	skb_consume_udp(sk, skb, 0);
 	return 1;
 }
@@ -816,7 +954,10 @@ int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u6
 	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_LATE, atomic64_read(&rx->late), 0) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_DUP, atomic64_read(&rx->dup), 0) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_BAD_HEADERS,
-			      atomic64_read(&rx->bad_headers), 0)) {
+			      atomic64_read(&rx->bad_headers), 0) ||
+	    (atomic64_read(&rx->responses) &&
+	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_RESPONSES,
+			       atomic64_read(&rx->responses), 0))) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}

@@ -15,11 +15,18 @@
 #include <linux/sched.h>
 #include <net/sock.h>
 
+#include "compat.h"
 #include "ktgen.h"
 
 /* Before anything can kick the worker: sockets are watched before their
  * workers start.
  */
+static enum hrtimer_restart ktg_worker_timer(struct hrtimer *t)
+{
+	ktg_worker_kick(container_of(t, struct ktg_worker, timer));
+	return HRTIMER_NORESTART;
+}
+
 void ktg_worker_init(struct ktg_worker *w, void *owner)
 {
 	init_waitqueue_head(&w->wq);
@@ -28,6 +35,15 @@ void ktg_worker_init(struct ktg_worker *w, void *owner)
 	INIT_LIST_HEAD(&w->items);
 	w->owner = owner;
 	w->cpu = -1;
+	ktg_hrtimer_setup(&w->timer, ktg_worker_timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+}
+
+/* From the worker itself: be kicked at @t at the latest. */
+void ktg_worker_wake_at(struct ktg_worker *w, ktime_t t)
+{
+	if (hrtimer_active(&w->timer) && ktime_before(hrtimer_get_expires(&w->timer), t))
+		return;
+	hrtimer_start(&w->timer, t, HRTIMER_MODE_ABS);
 }
 
 static int ktg_worker_main(void *arg)
@@ -67,6 +83,8 @@ void ktg_worker_stop(struct ktg_worker *w)
 	if (!w->task)
 		return;
 	kthread_stop(w->task);
+	/* only the worker arms it: it stays off now */
+	hrtimer_cancel(&w->timer);
 	put_task_struct(w->task);
 	w->task = NULL;
 }

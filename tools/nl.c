@@ -106,6 +106,12 @@ static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_WINDOW]		= "window",
 	[KTGEN_A_RUN_USER_BUF]		= "user-buf",
 	[KTGEN_A_RUN_PROBE_COPIES]	= "probe-copies",
+	[KTGEN_A_RUN_REQ_SIZE]		= "req-size",
+	[KTGEN_A_RUN_RESP_SIZE]		= "resp-size",
+	[KTGEN_A_RUN_RATE]		= "rate",
+	[KTGEN_A_RUN_PERCENTILES]	= "percentiles",
+	[KTGEN_A_RUN_RR_TIMEOUT_MS]	= "rr-timeout-ms",
+	[KTGEN_A_RUN_LATENCY]		= "latency",
 };
 
 const struct attr_set ktg_info_attrs = { "info", info_names, KTGEN_A_INFO_MAX };

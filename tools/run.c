@@ -23,6 +23,8 @@
 static const char * const test_names[] = {
 	[KTGEN_TEST_TCP_STREAM]	= "tcp_stream",
 	[KTGEN_TEST_UDP_STREAM]	= "udp_stream",
+	[KTGEN_TEST_TCP_RR]	= "tcp_rr",
+	[KTGEN_TEST_UDP_RR]	= "udp_rr",
 };
 
 static const char * const tx_mode_names[] = {
@@ -83,6 +85,23 @@ static const enum mnl_attr_data_type run_types[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_WINDOW]		= MNL_TYPE_NESTED,
 	[KTGEN_A_RUN_USER_BUF]		= MNL_TYPE_U64,
 	[KTGEN_A_RUN_PROBE_COPIES]	= MNL_TYPE_FLAG,
+	[KTGEN_A_RUN_REQ_SIZE]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_RESP_SIZE]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_RATE]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_PERCENTILES]	= MNL_TYPE_BINARY,
+	[KTGEN_A_RUN_RR_TIMEOUT_MS]	= MNL_TYPE_U32,
+	[KTGEN_A_RUN_LATENCY]		= MNL_TYPE_NESTED,
+};
+
+static const enum mnl_attr_data_type latency_types[KTGEN_A_LATENCY_MAX + 1] = {
+	[KTGEN_A_LATENCY_TRANSACTIONS]	= MNL_TYPE_U64,
+	[KTGEN_A_LATENCY_TIMEOUTS]	= MNL_TYPE_U64,
+	[KTGEN_A_LATENCY_LATE]		= MNL_TYPE_U64,
+	[KTGEN_A_LATENCY_MIN_NS]	= MNL_TYPE_U64,
+	[KTGEN_A_LATENCY_MAX_NS]	= MNL_TYPE_U64,
+	[KTGEN_A_LATENCY_MEAN_NS]	= MNL_TYPE_U64,
+	[KTGEN_A_LATENCY_STDDEV_NS]	= MNL_TYPE_U64,
+	/* percentile: repeated, walked by hand */
 };
 
 static const enum mnl_attr_data_type window_types[KTGEN_A_WINDOW_MAX + 1] = {
@@ -127,6 +146,8 @@ struct run_interval {
 	uint64_t	tx_bytes;
 	uint64_t	rx_bytes;
 	bool		has_rx;
+	uint64_t	tx_msgs;	/* transactions, for tcp_rr and udp_rr */
+	bool		rr;
 };
 
 /* Waiting for a run's end. */
@@ -140,6 +161,7 @@ struct run_wait {
 	struct env		env;
 	struct ctr_set		before;		/* counters at the start */
 	struct ctr_set		delta;		/* and their change at the end */
+	bool			rr;		/* tcp_rr, udp_rr: intervals in trans/s */
 };
 
 static uint32_t get_u32(const struct nlattr *a, uint32_t def)
@@ -188,6 +210,10 @@ static void print_run_config(const struct nlattr **tb)
 	print_bool(PRINT_JSON, "probe_copies", NULL, !!tb[KTGEN_A_RUN_PROBE_COPIES]);
 	print_opt_u32(tb[KTGEN_A_RUN_INTERVAL_MS], "interval_ms", NULL);
 	print_opt_u32(tb[KTGEN_A_RUN_WARMUP_MS], "warmup_ms", NULL);
+	print_opt_u32(tb[KTGEN_A_RUN_REQ_SIZE], "req_size", " req %llu");
+	print_opt_u32(tb[KTGEN_A_RUN_RESP_SIZE], "resp_size", " resp %llu");
+	print_opt_u32(tb[KTGEN_A_RUN_RATE], "rate", " rate %llu/s");
+	print_opt_u32(tb[KTGEN_A_RUN_RR_TIMEOUT_MS], "rr_timeout_ms", NULL);
 }
 
 /* ": done in 10.00 s", ": failed after 0.01 s: Connection refused (flow 2)" */
@@ -398,6 +424,7 @@ static void print_interval(const struct run_interval *prev, const struct run_int
 	uint64_t start = prev ? prev->end_ns : 0, ns = iv->end_ns - start;
 	uint64_t tx = iv->tx_bytes - (prev ? prev->tx_bytes : 0);
 	uint64_t rx = iv->rx_bytes - (prev ? prev->rx_bytes : 0);
+	uint64_t msgs = iv->tx_msgs - (prev ? prev->tx_msgs : 0);
 
 	print_open_object(NULL);
 	print_u64(PRINT_ANY, "interval", "  interval %llu", iv->index);
@@ -412,8 +439,72 @@ static void print_interval(const struct run_interval *prev, const struct run_int
 		print_u64(PRINT_JSON, "rx_bps", NULL, rate_bps(rx, ns));
 		print_text("  rx %.2f Gbit/s", rate_bps(rx, ns) / 1e9);
 	}
+	if (iv->rr) {
+		print_u64(PRINT_JSON, "transactions", NULL, msgs);
+		print_double(PRINT_ANY, "tps", "  %.0f trans/s", ns ? msgs * 1e9 / ns : 0);
+	}
 	print_text("\n");
 	print_close_object();
+}
+
+/* "p99.9" for 999000 ppm: a JSON key and a text label. */
+static void ppm_label(uint32_t ppm, char *buf, size_t len)
+{
+	snprintf(buf, len, "p%g", ppm / 10000.0);
+}
+
+/*
+ * "  latency 8123 trans/s  min 52.1 us  mean 61.0 us  stddev 9.8 us
+ *   p50 58.9  p90 70.2  p99 101.5  p99.9 180.3  max 402.0 us": the
+ * transactions of a request/response run, all flows merged.
+ */
+static void print_run_latency(const struct nlattr **tb, uint64_t ns)
+{
+	const struct nlattr *lt[KTGEN_A_LATENCY_MAX + 1];
+	const struct nlattr *nest = tb[KTGEN_A_RUN_LATENCY], *a;
+	uint64_t n;
+	char key[32];
+
+	nl_parse_nested(nest, latency_types, KTGEN_A_LATENCY_MAX, lt);
+	n = lt[KTGEN_A_LATENCY_TRANSACTIONS] ?
+	    mnl_attr_get_u64(lt[KTGEN_A_LATENCY_TRANSACTIONS]) : 0;
+	print_open_object("latency");
+	print_u64(PRINT_JSON, "transactions", NULL, n);
+	print_double(PRINT_ANY, "tps", "  latency %.0f trans/s", ns ? n * 1e9 / ns : 0);
+	print_counter(lt[KTGEN_A_LATENCY_TIMEOUTS], "timeouts", "  timeouts %llu", TEXT_NONZERO);
+	print_counter(lt[KTGEN_A_LATENCY_LATE], "late", "  late %llu", TEXT_NONZERO);
+	print_counter(lt[KTGEN_A_LATENCY_MIN_NS], "min_ns", NULL, TEXT_NEVER);
+	print_counter(lt[KTGEN_A_LATENCY_MEAN_NS], "mean_ns", NULL, TEXT_NEVER);
+	print_counter(lt[KTGEN_A_LATENCY_STDDEV_NS], "stddev_ns", NULL, TEXT_NEVER);
+	print_counter(lt[KTGEN_A_LATENCY_MAX_NS], "max_ns", NULL, TEXT_NEVER);
+	if (n) {
+		print_text("  min %.1f us  mean %.1f us  stddev %.1f us\n   ",
+			   nl_nested_u64(nest, KTGEN_A_LATENCY_MIN_NS) / 1e3,
+			   nl_nested_u64(nest, KTGEN_A_LATENCY_MEAN_NS) / 1e3,
+			   nl_nested_u64(nest, KTGEN_A_LATENCY_STDDEV_NS) / 1e3);
+		print_open_object("percentiles_ns");
+		mnl_attr_for_each_nested(a, nest) {
+			const struct nlattr *pt[KTGEN_A_PERCENTILE_MAX + 1] = { NULL };
+			const struct nlattr *p;
+
+			if (mnl_attr_get_type(a) != KTGEN_A_LATENCY_PERCENTILE)
+				continue;
+			mnl_attr_for_each_nested(p, a)
+				if (mnl_attr_get_type(p) <= KTGEN_A_PERCENTILE_MAX)
+					pt[mnl_attr_get_type(p)] = p;
+			if (!pt[KTGEN_A_PERCENTILE_PPM] || !pt[KTGEN_A_PERCENTILE_NS] ||
+			    mnl_attr_validate(pt[KTGEN_A_PERCENTILE_PPM], MNL_TYPE_U32) ||
+			    mnl_attr_validate(pt[KTGEN_A_PERCENTILE_NS], MNL_TYPE_U64))
+				continue;
+			ppm_label(mnl_attr_get_u32(pt[KTGEN_A_PERCENTILE_PPM]), key, sizeof(key));
+			print_u64(PRINT_JSON, key, NULL, mnl_attr_get_u64(pt[KTGEN_A_PERCENTILE_NS]));
+			print_text(" %s %.1f", key, mnl_attr_get_u64(pt[KTGEN_A_PERCENTILE_NS]) / 1e3);
+		}
+		print_close_object();
+		print_text("  max %.1f us", nl_nested_u64(nest, KTGEN_A_LATENCY_MAX_NS) / 1e3);
+	}
+	print_close_object();
+	print_text("%s\n", tb[KTGEN_A_RUN_RATE] ? "  (open loop: from each request's slot)" : "");
 }
 
 /* One run, from a run-get reply or a run-done notification. */
@@ -431,6 +522,8 @@ static void print_run(const struct nlattr **tb, const struct run_wait *w)
 		print_run_tx(tb, ns);
 	if (tb[KTGEN_A_RUN_RX])
 		print_run_rx(tb, ns);
+	if (tb[KTGEN_A_RUN_LATENCY])
+		print_run_latency(tb, ns);
 	if (tb[KTGEN_A_RUN_WINDOW])
 		print_run_window(tb[KTGEN_A_RUN_WINDOW]);
 	if (tb[KTGEN_A_RUN_CPU_RUN])
@@ -527,6 +620,8 @@ static int run_interval_msg(const struct nlmsghdr *nlh, struct run_wait *w)
 	iv->index = get_u32(tb[KTGEN_A_RUN_INTERVAL], (uint32_t)w->niv + 1);
 	iv->end_ns = mnl_attr_get_u64(tb[KTGEN_A_RUN_DURATION_NS]);
 	iv->tx_bytes = nl_nested_u64(tb[KTGEN_A_RUN_TX], KTGEN_A_TX_STATS_BYTES);
+	iv->tx_msgs = nl_nested_u64(tb[KTGEN_A_RUN_TX], KTGEN_A_TX_STATS_MSGS);
+	iv->rr = w->rr;
 	iv->has_rx = tb[KTGEN_A_RUN_RX];
 	iv->rx_bytes = nl_nested_u64(tb[KTGEN_A_RUN_RX], KTGEN_A_RX_STATS_BYTES);
 	/* Out of order or repeated: not an interval of this sequence. */
@@ -635,6 +730,16 @@ struct run_args {
 	bool		nodelay;
 	bool		detach;
 	bool		probe;
+	bool		has_req;
+	uint32_t	req;
+	bool		has_resp;
+	uint32_t	resp;
+	bool		has_rate;
+	uint32_t	rate;
+	size_t		npct;
+	uint32_t	pct[16];		/* ppm */
+	bool		has_rr_timeout;
+	uint32_t	rr_timeout_ms;
 	bool		has_interval;
 	uint32_t	interval_ms;
 	bool		has_warmup;
@@ -719,6 +824,49 @@ static int kw_sndbuf(struct run_args *a, const char *v)
 	return parse_size_u32(v, &a->sndbuf);
 }
 
+static int kw_req(struct run_args *a, const char *v)
+{
+	a->has_req = true;
+	return parse_size_u32(v, &a->req);
+}
+
+static int kw_resp(struct run_args *a, const char *v)
+{
+	a->has_resp = true;
+	return parse_size_u32(v, &a->resp);
+}
+
+static int kw_rate(struct run_args *a, const char *v)
+{
+	a->has_rate = true;
+	return parse_u32(v, &a->rate);
+}
+
+static int kw_rr_timeout(struct run_args *a, const char *v)
+{
+	a->has_rr_timeout = true;
+	return parse_secs_ms(v, &a->rr_timeout_ms);
+}
+
+/* "50,90,99.9": percentiles, in parts per million for the kernel. */
+static int kw_percentiles(struct run_args *a, const char *v)
+{
+	char *copy = strdup(v), *tok, *save = NULL, *end;
+	int err = 0;
+
+	a->npct = 0;
+	for (tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+		double p = strtod(tok, &end);
+
+		if (*end || end == tok || p < 0 || p > 100 || a->npct == ARRAY_SIZE(a->pct))
+			err = -EINVAL;
+		else
+			a->pct[a->npct++] = (uint32_t)(p * 10000 + 0.5);
+	}
+	free(copy);
+	return err || !a->npct ? -EINVAL : 0;
+}
+
 static int kw_interval(struct run_args *a, const char *v)
 {
 	a->has_interval = true;
@@ -751,6 +899,11 @@ static const struct run_kw {
 	{ "sndbuf",	kw_sndbuf,	"a size in bytes below 4G" },
 	{ "interval",	kw_interval,	"seconds, like 1 or 0.5" },
 	{ "warmup",	kw_warmup,	"seconds, like 2 or 0.5" },
+	{ "req",	kw_req,		"a size in bytes" },
+	{ "resp",	kw_resp,	"a size in bytes" },
+	{ "rate",	kw_rate,	"transactions per second per flow" },
+	{ "percentiles", kw_percentiles, "up to 16 percentiles like 50,90,99.9" },
+	{ "timeout",	kw_rr_timeout,	"seconds, like 1 or 0.2" },
 };
 
 /* One "keyword [value]" of a run; returns the words used, or -1. */
@@ -858,6 +1011,16 @@ static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_INTERVAL_MS, a->interval_ms);
 	if (a->has_warmup)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_WARMUP_MS, a->warmup_ms);
+	if (a->has_req)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_REQ_SIZE, a->req);
+	if (a->has_resp)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_RESP_SIZE, a->resp);
+	if (a->has_rate)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_RATE, a->rate);
+	if (a->npct)
+		mnl_attr_put(nlh, KTGEN_A_RUN_PERCENTILES, a->npct * sizeof(a->pct[0]), a->pct);
+	if (a->has_rr_timeout)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_RR_TIMEOUT_MS, a->rr_timeout_ms);
 }
 
 static int run_id_cb(const struct nlmsghdr *nlh, void *data)
@@ -930,6 +1093,7 @@ static int run_attached(struct nl_ctx *ctx, const struct run_args *a)
 	sigdelset(&waitmask, SIGINT);
 	sigdelset(&waitmask, SIGTERM);
 
+	w.rr = a->test == KTGEN_TEST_TCP_RR || a->test == KTGEN_TEST_UDP_RR;
 	env_collect(&w.env, a->cpus, a->cpus_len);
 	info_get(ctx, &w.env.module);
 	counters_read(&w.before);
@@ -965,12 +1129,14 @@ static int run_show(struct nl_ctx *ctx, bool one, uint32_t id)
 
 static void run_usage(FILE *f)
 {
-	fputs("Usage: ktgen run tcp_stream|udp_stream to ADDR port PORT [local ADDR]\n"
+	fputs("Usage: ktgen run tcp_stream|udp_stream|tcp_rr|udp_rr to ADDR port PORT [local ADDR]\n"
 	      "                 [dev IFNAME] [size BYTES] [flows N] [cpus LIST]\n"
 	      "                 [time SECS | bytes N | msgs N]\n"
 	      "                 [tx stack|cached|nocache|zerocopy|user]\n"
 	      "                 [buffer BYTES] [sndbuf BYTES] [nodelay] [detach]\n"
 	      "                 [interval SECS] [warmup SECS] [probe]\n"
+	      "                 [req BYTES] [resp BYTES] [rate TPS] [percentiles LIST]\n"
+	      "                 [timeout SECS]\n"
 	      "       ktgen run show [ID]\n"
 	      "       ktgen run stop ID|all\n"
 	      "       ktgen run del ID|all\n"
@@ -985,7 +1151,11 @@ static void run_usage(FILE *f)
 	      "tx user: the workers send from this process's memory (buffer bytes),\n"
 	      "         so the stack makes its own user copy (tx-nocache-copy applies)\n"
 	      "probe: count the kernel's nocache user copies by a kprobe (a trap each:\n"
-	      "       shows the path taken, not clean numbers)\n", f);
+	      "       shows the path taken, not clean numbers)\n"
+	      "tcp_rr, udp_rr: transactions of req bytes answered with resp bytes (default\n"
+	      "       1/1, udp_rr 32/32), one outstanding per flow; rate TPS per flow makes it\n"
+	      "       open loop, latency counted from each request's slot; percentiles\n"
+	      "       default 50,90,95,99,99.9; timeout: udp_rr gives up a transaction\n", f);
 }
 
 /* The command line of show, stop or del, checked before any netlink. */
@@ -1028,7 +1198,7 @@ int do_run(int argc, char **argv)
 	int test, ret;
 
 	if (argc < 1) {
-		usage_error("run: which test? (tcp_stream or udp_stream)");
+		usage_error("run: which test? (tcp_stream, udp_stream, tcp_rr or udp_rr)");
 		return EXIT_USAGE;
 	}
 	if (is_help(argv[0])) {

@@ -57,7 +57,7 @@ t sink_add_novalue 2 'rx needs a value' sink add tcp port 1 rx
 t sink_show_id 2 "sink show: 'x' is not an id" sink show x
 t sink_show_extra 2 "sink show: unexpected '2'" sink show 1 2
 t sink_del_noid 2 'sink del: which id \(or all\)' sink del
-t run_help 0 'ktgen run tcp_stream\|udp_stream to ADDR' run help
+t run_help 0 'ktgen run tcp_stream\|udp_stream\|tcp_rr\|udp_rr to ADDR' run help
 t run_notest 2 'which test' run
 t run_unknown 2 "unknown test or command 'frob'" run frob
 t run_no_to 2 'to ADDR is required' run tcp_stream port 1
@@ -78,6 +78,9 @@ t run_badcpus 2 'cpus needs a CPU list' run tcp_stream to 1.2.3.4 port 5 cpus 0-
 t run_show_id 2 "run show: 'x' is not an id" run show x
 t run_stop_noid 2 'run stop: which id \(or all\)' run stop
 t run_del_extra 2 "run del: unexpected '2'" run del 1 2
+t run_pct_range 2 "percentiles needs up to 16 percentiles like 50,90,99.9, not '50,101'" run tcp_rr to 10.0.0.1 port 1 percentiles 50,101
+t run_pct_many 2 'percentiles needs' run tcp_rr to 10.0.0.1 port 1 percentiles 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
+t run_pct_empty 2 'percentiles needs' run tcp_rr to 10.0.0.1 port 1 percentiles ,
 
 echo "KTAP version 1"
 echo "1..$n"

@@ -15,6 +15,7 @@
 #include <linux/ktgen.h>
 
 #include "counters.h"
+#include "hist.h"
 #include "ktgen.h"
 #include "nl.h"
 #include "print.h"
@@ -403,7 +404,7 @@ static void test_show(void)
 	CHECK_STR(out,
 		  "{\"id\":1,\"test\":\"tcp_stream\",\"remote_addr\":\"10.0.0.2\","
 		  "\"remote_port\":5001,\"tx_mode\":\"stack\",\"size\":65536,\"flows\":4,"
-		  "\"nodelay\":true,\"detach\":false,\"state\":\"done\","
+		  "\"nodelay\":true,\"detach\":false,\"probe_copies\":false,\"state\":\"done\","
 		  "\"duration_ns\":10000000000,\"splice\":\"none\","
 		  "\"tx\":{\"bytes\":15425000000,\"msgs\":235000,\"acked\":15425000000,"
 		  "\"send_errors\":0},\"tx_bps\":12340000000,"
@@ -536,6 +537,97 @@ static void test_counters(void)
 	counters_free(&after);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* @n values from @gen into a histogram; every percentile, the mean and
+ * the standard deviation against the exact figures of the sorted values.
+ */
+static void hist_against_exact(uint64_t (*gen)(unsigned int i), unsigned int n)
+{
+	static const uint32_t ppm[] = { 0, 1, 10000, 250000, 500000, 900000, 950000,
+					990000, 999000, 999900, 1000000 };
+	static struct ktg_hist h;
+	uint64_t *v = malloc(n * sizeof(*v));
+	double sum = 0, sq = 0, mean, sd;
+	unsigned int i;
+
+	ktg_hist_reset(&h);
+	for (i = 0; i < n; i++) {
+		v[i] = gen(i);
+		ktg_hist_add(&h, v[i]);
+		sum += v[i];
+	}
+	qsort(v, n, sizeof(*v), cmp_u64);
+	mean = sum / n;
+	for (i = 0; i < n; i++)
+		sq += (v[i] - mean) * (v[i] - mean);
+	sd = sqrt(sq / n);
+	CHECK(h.count == n && h.min == v[0] && h.max == v[n - 1]);
+	CHECK(ktg_hist_mean(&h) == (uint64_t)(sum / n));
+	CHECK(fabs((double)ktg_hist_stddev(&h) - sd) <= 0.01 * sd + 1);
+	for (i = 0; i < ARRAY_SIZE(ppm); i++) {
+		/* nearest rank: the smallest value with ceil(n * p) below it */
+		uint64_t rank = ((uint64_t)n * ppm[i] + 999999) / 1000000;
+		uint64_t exact = v[rank ? rank - 1 : 0];
+		uint64_t got = ktg_hist_percentile(&h, ppm[i]);
+
+		CHECK(fabs((double)got - (double)exact) <= exact / 100.0 + 1);
+		if (fabs((double)got - (double)exact) > exact / 100.0 + 1)
+			printf("# ppm %u: %llu, exact %llu\n", ppm[i],
+			       (unsigned long long)got, (unsigned long long)exact);
+	}
+	free(v);
+}
+
+static uint64_t gen_uniform(unsigned int i)
+{
+	return 1 + (i * 7919ULL) % 100000;	/* 1..100000 ns, each once */
+}
+
+static uint64_t lcg(unsigned int i)
+{
+	return (i * 6364136223846793005ULL + 1442695040888963407ULL) >> 11;
+}
+
+/* exponential, mean 50 us: a long tail */
+static uint64_t gen_exp(unsigned int i)
+{
+	double u = (lcg(i) % 1000000 + 0.5) / 1000000.0;
+
+	return (uint64_t)(-log(u) * 50000.0);
+}
+
+/* two modes, 20 us and 4 ms, 1 % in the slow one: a tail at p99 */
+static uint64_t gen_bimodal(unsigned int i)
+{
+	return (i % 100 == 7 ? 4000000 : 20000) + lcg(i) % 1000;
+}
+
+static void test_hist(void)
+{
+	uint64_t v;
+	uint32_t idx, last = 0;
+
+	/* every bucket holds what it says and is at most 1/128 wide */
+	for (v = 0; v < (1ULL << 36); v = v < 4096 ? v + 1 : v + v / 97) {
+		idx = ktg_hist_index(v);
+		CHECK(idx < KTG_HIST_BUCKETS && idx >= last);
+		CHECK(ktg_hist_low(idx) <= v && v < ktg_hist_low(idx) + ktg_hist_width(idx));
+		CHECK(ktg_hist_width(idx) * 128 <= ktg_hist_low(idx) || ktg_hist_width(idx) == 1);
+		last = idx;
+	}
+	CHECK(ktg_hist_index(1ULL << 40) == KTG_HIST_BUCKETS - 1);
+	hist_against_exact(gen_uniform, 100000);
+	hist_against_exact(gen_exp, 200000);
+	hist_against_exact(gen_bimodal, 100000);
+	hist_against_exact(gen_uniform, 1);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -549,6 +641,7 @@ static const struct {
 	{ "cpu_cost", test_cpu_cost },
 	{ "cpu_print", test_cpu_show },
 	{ "counters", test_counters },
+	{ "latency_histogram", test_hist },
 };
 
 int main(void)

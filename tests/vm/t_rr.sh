@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Request/response: tcp_rr and udp_rr transactions answered by the sink in
+# every rx mode, counted exactly; 200 flows with every percentile; UDP
+# loss turned into timeouts that never hang a run; open loop showing a
+# stall in the tail where closed loop hides it (coordinated omission).
+# Timing bounds are wide: the VM is emulated, the debug kernel slower.
+
+# One closed-loop flow, N transactions: each answered once, each answer
+# received, into every rx mode, TCP and UDP.
+t_rr_exact()
+{
+	local rx port=5300 docs
+
+	load_module
+	docs=$(mktemp)
+	for rx in copy nocache touch discard verify recvmsg user; do
+		$KTGEN sink add tcp port $port rx $rx >/dev/null
+		$KTGEN sink add udp port $port rx $rx >/dev/null
+		$KTGEN -j run tcp_rr to 127.0.0.1 port $port msgs 300 req 1400 resp 1 >>"$docs"
+		$KTGEN -j run udp_rr to 127.0.0.1 port $port msgs 300 req 1400 resp 64 >>"$docs"
+		port=$((port + 1))
+	done
+	$KTGEN -j run tcp_rr to 127.0.0.1 port 5300 msgs 100 req 14000 resp 14000 tx user >>"$docs"
+	json_check_each "d['state'] == 'done' and d['latency']['transactions'] == 300 - 200 * (d['req_size'] == 14000) and
+		d['rx']['responses'] == d['latency']['transactions'] and
+		d['tx']['msgs'] == d['latency']['transactions'] and
+		d['tx']['bytes'] == d['latency']['transactions'] * d['req_size'] and
+		d['latency']['timeouts'] == 0 and d['rx']['verify_errors'] == 0 and
+		0 < d['latency']['min_ns'] <= d['latency']['percentiles_ns']['p50'] <=
+		    d['latency']['percentiles_ns']['p99.9'] <= d['latency']['max_ns']" <"$docs" ||
+		fail "a transaction count disagrees"
+	$KTGEN run tcp_rr to 127.0.0.1 port 5300 msgs 50 |
+		grep -Eq "^  latency [0-9]+ trans/s  min [0-9.]+ us  mean [0-9.]+ us  stddev [0-9.]+ us$" ||
+		fail "no latency line: $($KTGEN run tcp_rr to 127.0.0.1 port 5300 msgs 50)"
+}
+case_add rr_exact t_rr_exact 300
+
+# The tx-nocache-copy debate's table: 200 TCP_RR flows of 1400/1 and of
+# 14000/14000 over a veth, every percentile, plus ones asked for.
+t_rr_200_flows()
+{
+	local docs
+
+	load_module
+	veth_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5320 cpus 0-1 rx copy >/dev/null
+	docs=$(mktemp)
+	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5320 flows 200 cpus 0-1 \
+		req 1400 resp 1 time "$(scaled 3)" >>"$docs"
+	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5320 flows 200 cpus 0-1 \
+		req 14000 resp 14000 time "$(scaled 3)" percentiles 50,75,99.99 >>"$docs"
+	json_check_each "d['state'] == 'done' and d['flows'] == 200 and
+		d['latency']['transactions'] >= 200 and
+		d['rx']['conns'] == 200 and d['rx']['verify_errors'] == 0 and
+		list(d['latency']['percentiles_ns']) ==
+		    (['p50', 'p90', 'p95', 'p99', 'p99.9'] if d['req_size'] == 1400 else ['p50', 'p75', 'p99.99']) and
+		sorted(d['latency']['percentiles_ns'].values()) == list(d['latency']['percentiles_ns'].values()) and
+		d['latency']['min_ns'] <= min(d['latency']['percentiles_ns'].values()) and
+		max(d['latency']['percentiles_ns'].values()) <= d['latency']['max_ns']" <"$docs" ||
+		fail "200 flows: $(cat "$docs")"
+	log "200 flows 1400/1: $(head -n 1 "$docs" | grep -o '"percentiles_ns":{[^}]*}')"
+}
+case_add rr_200_flows t_rr_200_flows 300
+
+# udp_rr through 20 % loss: lost requests and responses become timeouts,
+# counted, and the run still ends on time.
+t_udp_rr_loss()
+{
+	local secs
+
+	load_module
+	veth_pair
+	tc -n "$NS_A" qdisc add dev ktg0 root netem loss 20%
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5330 rx discard >/dev/null
+	secs=$(scaled 3)
+	ip netns exec "$NS_A" $KTGEN -j run udp_rr to 10.77.0.2 port 5330 time "$secs" timeout 0.05 |
+		json_check "d['state'] == 'done' and d['latency']['timeouts'] > 0 and
+			d['latency']['transactions'] > 0 and
+			d['rx']['responses'] >= d['latency']['transactions'] and
+			d['duration_ns'] < ($secs + 1) * 1e9"
+}
+case_add udp_rr_loss t_udp_rr_loss 120
+
+# A stall of half a second (netem delay) in the middle of a run. Closed
+# loop sends nothing while it waits, so one transaction carries the stall
+# and the tail hides it; open loop keeps the schedule, so every
+# transaction due during the stall waits for it and the p99 shows it.
+rr_stalled()
+{
+	local pid out
+
+	out=$(mktemp)
+	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5340 time 4 "$@" >"$out" &
+	pid=$!
+	sleep 1.5
+	tc -n "$NS_A" qdisc change dev ktg0 root netem delay 500ms
+	sleep 0.6
+	tc -n "$NS_A" qdisc change dev ktg0 root netem delay 0ms
+	wait $pid || fail "tcp_rr $*: exit $?"
+	cat "$out"
+}
+
+t_rr_open_loop()
+{
+	local closed open
+
+	load_module
+	veth_pair
+	tc -n "$NS_A" qdisc add dev ktg0 root netem delay 0ms
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5340 rx copy >/dev/null
+	closed=$(rr_stalled)
+	open=$(rr_stalled rate 100)
+	log "closed loop: $(echo "$closed" | grep -o '"percentiles_ns":{[^}]*}'), open loop: $(echo "$open" | grep -o '"percentiles_ns":{[^}]*}')"
+	echo "$closed" | json_check "d['state'] == 'done' and
+		d['latency']['max_ns'] >= 400e6 and
+		d['latency']['percentiles_ns']['p99'] < 100e6"
+	echo "$open" | json_check "d['state'] == 'done' and d['rate'] == 100 and
+		d['latency']['percentiles_ns']['p99'] >= 200e6 and
+		300 <= d['latency']['transactions'] <= 410"
+}
+case_add rr_open_loop t_rr_open_loop 120
+
+# Settings that do not go together are refused, naming the attribute.
+t_rr_bad_input()
+{
+	load_module
+	expect_fail 1 "req-size and resp-size.*\(attribute size\)" \
+		$KTGEN run tcp_rr to 127.0.0.1 port 5350 size 100
+	expect_fail 1 "time or msgs limit.*\(attribute bytes\)" \
+		$KTGEN run tcp_rr to 127.0.0.1 port 5350 bytes 1M
+	expect_fail 1 "tcp-rr and udp-rr only.*\(attribute req-size\)" \
+		$KTGEN run tcp_stream to 127.0.0.1 port 5350 req 100
+	expect_fail 1 "at least 32.*\(attribute resp-size\)" \
+		$KTGEN run udp_rr to 127.0.0.1 port 5350 resp 8
+	expect_fail 1 "tx stack or user.*\(attribute tx-mode\)" \
+		$KTGEN run tcp_rr to 127.0.0.1 port 5350 tx zerocopy
+	expect_fail 2 "percentiles needs" $KTGEN run tcp_rr to 127.0.0.1 port 5350 percentiles 50,101
+	[ -z "$($KTGEN run show)" ] || fail "a refused run was left"
+}
+case_add rr_bad_input t_rr_bad_input 60
