@@ -48,6 +48,17 @@ static struct netlink_range_validation ktg_warmup_range = {
 	.max	= 3600000,
 };
 
+/* NLA_POLICY_RANGE() keeps its bounds in s16: larger ones go here */
+static struct netlink_range_validation ktg_rr_size_range = {
+	.min	= 1,
+	.max	= KTG_MAX_UDP_SIZE,
+};
+
+static struct netlink_range_validation ktg_rr_timeout_range = {
+	.min	= 1,
+	.max	= 60000,
+};
+
 static struct netlink_range_validation ktg_rate_range = {
 	.min	= 1,
 	.max	= 10000000,
@@ -99,12 +110,12 @@ static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_WARMUP_MS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_warmup_range),
 	[KTGEN_A_RUN_USER_BUF]		= { .type = NLA_U64 },
 	[KTGEN_A_RUN_PROBE_COPIES]	= { .type = NLA_FLAG },
-	[KTGEN_A_RUN_REQ_SIZE]		= NLA_POLICY_RANGE(NLA_U32, 1, KTG_MAX_UDP_SIZE),
-	[KTGEN_A_RUN_RESP_SIZE]		= NLA_POLICY_RANGE(NLA_U32, 1, KTG_MAX_UDP_SIZE),
+	[KTGEN_A_RUN_REQ_SIZE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_rr_size_range),
+	[KTGEN_A_RUN_RESP_SIZE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_rr_size_range),
 	[KTGEN_A_RUN_RATE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_rate_range),
 	[KTGEN_A_RUN_PERCENTILES]	= { .type = NLA_BINARY,
 					    .len = KTG_MAX_PERCENTILES * sizeof(u32) },
-	[KTGEN_A_RUN_RR_TIMEOUT_MS]	= NLA_POLICY_RANGE(NLA_U32, 1, 60000),
+	[KTGEN_A_RUN_RR_TIMEOUT_MS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_rr_timeout_range),
 };
 
 static void *ktg_nl_reply_put(struct sk_buff **msg, struct genl_info *info, u8 cmd)

@@ -41,6 +41,7 @@ struct ktg_conn {
 	u32			resp;
 	u64			answered;	/* requests answered */
 	u64			resp_left;	/* response bytes not yet sent */
+	bool			nodelay;	/* set for the responses */
 };
 
 /* A UDP sender, by its cookie and flow id. */
@@ -186,8 +187,8 @@ static void ktg_conn_hello(struct ktg_conn *c)
 	c->pattern_pages = ntohl(h->pattern_pages);
 	c->req = ntohl(h->req);
 	c->resp = ntohl(h->resp);
-	if (c->req && c->resp)
-		tcp_sock_set_nodelay(c->sock->sk);
+	if (!c->req)
+		c->resp = 0;
 	c->rx = ktg_rx_stats_find(be64_to_cpu(h->cookie));
 	if (c->rx)
 		atomic64_inc(&c->rx->conns);
@@ -293,6 +294,11 @@ static int ktg_conn_answer(struct ktg_conn *c)
 
 	if (!c->resp)
 		return 0;
+	/* here, not where the hello is read: the actor must not sleep */
+	if (!c->nodelay) {
+		tcp_sock_set_nodelay(c->sock->sk);
+		c->nodelay = true;
+	}
 	due = div_u64(c->off, c->req) - c->answered;
 	if (due) {
 		c->answered += due;
