@@ -35,8 +35,13 @@
 
 static bool ktg_flow_tcp(const struct ktg_flow *f)
 {
-	return f->run->p.test == KTGEN_TEST_TCP_STREAM || f->run->p.test == KTGEN_TEST_TCP_RR;
+	u32 test = f->run->p.test;
+
+	return test == KTGEN_TEST_TCP_STREAM || test == KTGEN_TEST_TCP_RR ||
+	       test == KTGEN_TEST_TCP_CRR;
 }
+
+static bool ktg_flow_crr(const struct ktg_flow *f);
 
 #define KTG_RR_RBUF		SZ_16K	/* a flow reads its responses into this */
 
@@ -50,15 +55,34 @@ static void ktg_set_sndbuf(struct sock *sk, u32 val)
 	release_sock(sk);
 }
 
-int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
+static bool ktg_flow_crr(const struct ktg_flow *f)
 {
-	struct ktg_run *run = f->run;
-	struct ktg_run_params *p = &run->p;
+	return f->run->p.test == KTGEN_TEST_TCP_CRR;
+}
+
+/* tcp-crr: the transaction's connection is over. */
+static void ktg_crr_close(struct ktg_flow *f)
+{
+	if (!f->sock)
+		return;
+	ktg_sock_unwatch(&f->watch);
+	sock_release(f->sock);
+	f->sock = NULL;
+}
+
+/*
+ * The flow's socket, set up and connecting without waiting. Connection
+ * errors (refused, unreachable) are the flow's result, reported with the
+ * run's, not a refusal of the request: they come back in @cerr.
+ */
+static int ktg_flow_socket(struct ktg_flow *f, struct netlink_ext_ack *extack, int *cerr)
+{
+	struct ktg_run_params *p = &f->run->p;
 	bool tcp = ktg_flow_tcp(f);
 	struct sock *sk;
 	int err;
 
-	err = sock_create_kern(run->kn->net, p->remote.ss_family,
+	err = sock_create_kern(f->run->kn->net, p->remote.ss_family,
 			       tcp ? SOCK_STREAM : SOCK_DGRAM,
 			       tcp ? IPPROTO_TCP : IPPROTO_UDP, &f->sock);
 	if (err) {
@@ -71,15 +95,6 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 	/* request/response: no request waits for an ACK (Nagle) */
 	if (tcp && (p->nodelay || ktg_test_rr(p->test)))
 		tcp_sock_set_nodelay(sk);
-	if (ktg_test_rr(p->test)) {
-		f->hist = kvmalloc(sizeof(*f->hist), GFP_KERNEL);
-		f->rbuf = kmalloc(KTG_RR_RBUF, GFP_KERNEL);
-		if (!f->hist || !f->rbuf) {
-			NL_SET_ERR_MSG(extack, "no memory for the flow's latency histogram");
-			return -ENOMEM;
-		}
-		ktg_hist_reset(f->hist);
-	}
 	if (p->ifindex) {
 		err = sock_bindtoindex(sk, p->ifindex, true);
 		if (err) {
@@ -95,11 +110,40 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 			return err;
 		}
 	}
+	f->deadline = jiffies + KTG_CONNECT_TIMEOUT;
+	err = kernel_connect(f->sock, (struct sockaddr *)&p->remote,
+			     ktg_addr_len(&p->remote), O_NONBLOCK);
+	*cerr = err == -EINPROGRESS ? 0 : err;
+	return 0;
+}
+
+int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
+{
+	struct ktg_run *run = f->run;
+	struct ktg_run_params *p = &run->p;
+	bool tcp = ktg_flow_tcp(f);
+	int err, cerr = 0;
+
+	if (ktg_test_rr(p->test)) {
+		f->hist = kvmalloc(sizeof(*f->hist), GFP_KERNEL);
+		f->rbuf = kmalloc(KTG_RR_RBUF, GFP_KERNEL);
+		if (!f->hist || !f->rbuf) {
+			NL_SET_ERR_MSG(extack, "no memory for the flow's latency histogram");
+			return -ENOMEM;
+		}
+		ktg_hist_reset(f->hist);
+	}
+	/* tcp-crr connects for each transaction */
+	if (!ktg_flow_crr(f)) {
+		err = ktg_flow_socket(f, extack, &cerr);
+		if (err)
+			return err;
+	}
 	if (p->tx_mode == KTGEN_TX_MODE_CACHED || p->tx_mode == KTGEN_TX_MODE_NOCACHE) {
 		/* Enough staging for what the socket may hold unacked. */
 		u32 sndbuf = p->sndbuf ?: tcp ?
-			READ_ONCE(sock_net(sk)->ipv4.sysctl_tcp_wmem[2]) :
-			READ_ONCE(sk->sk_sndbuf);
+			READ_ONCE(run->kn->net->ipv4.sysctl_tcp_wmem[2]) :
+			READ_ONCE(f->sock->sk->sk_sndbuf);
 		u32 pages = clamp_t(u32, 2 * (sndbuf >> PAGE_SHIFT),
 				    KTG_STAGE_MIN_PAGES, KTG_STAGE_MAX_PAGES);
 
@@ -122,15 +166,9 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 	f->hello.req = htonl(ktg_test_rr(p->test) ? p->req_size : 0);
 	f->hello.resp = htonl(ktg_test_rr(p->test) ? p->resp_size : 0);
 
-	/* Connection errors (refused, unreachable) are the flow's result,
-	 * reported with the run's, not a refusal of the request.
-	 */
-	f->deadline = jiffies + KTG_CONNECT_TIMEOUT;
-	f->state = KTG_FLOW_CONNECT;
-	err = kernel_connect(f->sock, (struct sockaddr *)&p->remote,
-			     ktg_addr_len(&p->remote), O_NONBLOCK);
-	if (err && err != -EINPROGRESS) {
-		f->error = err;
+	f->state = ktg_flow_crr(f) ? KTG_FLOW_SEND : KTG_FLOW_CONNECT;
+	if (cerr) {
+		f->error = cerr;
 		f->state = KTG_FLOW_DONE;
 	}
 	return 0;
@@ -501,8 +539,13 @@ static void ktg_flow_drain_start(struct ktg_flow *f)
 		f->seq++;
 		f->waiting = false;
 	}
-	if (ktg_flow_tcp(f))
+	if (ktg_flow_crr(f)) {
+		/* nothing to drain: the transaction in flight is dropped */
+		ktg_crr_close(f);
+		f->state = KTG_FLOW_DONE;
+	} else if (ktg_flow_tcp(f)) {
 		kernel_sock_shutdown(f->sock, SHUT_WR);
+	}
 	/* The measured window ends with the last payload byte sent. */
 	spin_lock(&run->end_lock);
 	run->end = ktime_get();
@@ -722,6 +765,51 @@ static int ktg_rr_tcp(struct ktg_flow *f)
 	return ret;
 }
 
+/*
+ * tcp-crr: each transaction connects (its slot is taken before), sends
+ * the hello and the request, reads the response and closes; the latency
+ * covers it all but the close.
+ */
+static int ktg_crr_tcp(struct ktg_flow *f)
+{
+	u64 done = f->msgs;
+	struct sock *sk;
+	int ret, cerr;
+	u32 len;
+
+	if (!f->sock) {
+		if (!ktg_rr_due(f))
+			return -EAGAIN;
+		if (!ktg_run_reserve(f->run, &len)) {
+			ktg_flow_drain_start(f);
+			return 1;
+		}
+		ret = ktg_flow_socket(f, NULL, &cerr);
+		if (ret || cerr) {
+			ktg_crr_close(f);
+			return ret ?: cerr;
+		}
+		ktg_sock_watch(&f->watch, f->sock, f->worker);
+		f->msg_left = len;
+		f->hello_sent = 0;
+		f->off = 0;		/* each connection is a stream of its own */
+		f->t_sent = ktime_get();
+		return 1;
+	}
+	sk = f->sock->sk;
+	if (!f->hello_sent && sk->sk_state != TCP_ESTABLISHED) {
+		if (sk->sk_err || sk->sk_state == TCP_CLOSE)
+			return sock_error(sk) ?: -ECONNREFUSED;
+		if (time_after(jiffies, f->deadline))
+			return -ETIMEDOUT;
+		return -EAGAIN;		/* the connect's completion wakes us */
+	}
+	ret = ktg_rr_tcp(f);
+	if (f->msgs != done)
+		ktg_crr_close(f);
+	return ret;
+}
+
 /* UDP: a request datagram, then its response (matched by seq) or, after
  * the timeout, the next request; a response too late is counted apart.
  */
@@ -811,7 +899,9 @@ int ktg_flow_step(struct ktg_flow *f)
 			ktg_flow_drain_start(f);
 			return 1;
 		}
-		if (ktg_test_rr(f->run->p.test))
+		if (ktg_flow_crr(f))
+			ret = ktg_crr_tcp(f);
+		else if (ktg_test_rr(f->run->p.test))
 			ret = ktg_flow_tcp(f) ? ktg_rr_tcp(f) : ktg_rr_udp(f);
 		else
 			ret = ktg_flow_send_one(f);

@@ -211,7 +211,8 @@ struct ktg_run_params {
 
 static inline bool ktg_test_rr(u32 test)
 {
-	return test == KTGEN_TEST_TCP_RR || test == KTGEN_TEST_UDP_RR;
+	return test == KTGEN_TEST_TCP_RR || test == KTGEN_TEST_UDP_RR ||
+	       test == KTGEN_TEST_TCP_CRR;
 }
 
 int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,

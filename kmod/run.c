@@ -464,7 +464,8 @@ static u32 ktg_run_splice(struct ktg_run *run)
 static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
 {
 	u64 bytes = 0, msgs = 0, acked = 0, retrans = 0, srtt = 0, cwnd = 0;
-	bool tcp = run->p.test == KTGEN_TEST_TCP_STREAM;
+	bool tcp = run->p.test == KTGEN_TEST_TCP_STREAM || run->p.test == KTGEN_TEST_TCP_RR;
+	/* acked and tcp_info at the drain's end: not for tcp-crr's many */
 	bool tcp_end = tcp && run->finished;
 	u32 i, info = 0, nocache = 0;
 	struct nlattr *nest;

@@ -25,6 +25,7 @@ static const char * const test_names[] = {
 	[KTGEN_TEST_UDP_STREAM]	= "udp_stream",
 	[KTGEN_TEST_TCP_RR]	= "tcp_rr",
 	[KTGEN_TEST_UDP_RR]	= "udp_rr",
+	[KTGEN_TEST_TCP_CRR]	= "tcp_crr",
 };
 
 static const char * const tx_mode_names[] = {
@@ -1093,7 +1094,8 @@ static int run_attached(struct nl_ctx *ctx, const struct run_args *a)
 	sigdelset(&waitmask, SIGINT);
 	sigdelset(&waitmask, SIGTERM);
 
-	w.rr = a->test == KTGEN_TEST_TCP_RR || a->test == KTGEN_TEST_UDP_RR;
+	w.rr = a->test == KTGEN_TEST_TCP_RR || a->test == KTGEN_TEST_UDP_RR ||
+	       a->test == KTGEN_TEST_TCP_CRR;
 	env_collect(&w.env, a->cpus, a->cpus_len);
 	info_get(ctx, &w.env.module);
 	counters_read(&w.before);
@@ -1129,7 +1131,8 @@ static int run_show(struct nl_ctx *ctx, bool one, uint32_t id)
 
 static void run_usage(FILE *f)
 {
-	fputs("Usage: ktgen run tcp_stream|udp_stream|tcp_rr|udp_rr to ADDR port PORT [local ADDR]\n"
+	fputs("Usage: ktgen run tcp_stream|udp_stream|tcp_rr|udp_rr|tcp_crr to ADDR port PORT\n"
+	      "                 [local ADDR]\n"
 	      "                 [dev IFNAME] [size BYTES] [flows N] [cpus LIST]\n"
 	      "                 [time SECS | bytes N | msgs N]\n"
 	      "                 [tx stack|cached|nocache|zerocopy|user]\n"
@@ -1152,10 +1155,11 @@ static void run_usage(FILE *f)
 	      "         so the stack makes its own user copy (tx-nocache-copy applies)\n"
 	      "probe: count the kernel's nocache user copies by a kprobe (a trap each:\n"
 	      "       shows the path taken, not clean numbers)\n"
-	      "tcp_rr, udp_rr: transactions of req bytes answered with resp bytes (default\n"
-	      "       1/1, udp_rr 32/32), one outstanding per flow; rate TPS per flow makes it\n"
-	      "       open loop, latency counted from each request's slot; percentiles\n"
-	      "       default 50,90,95,99,99.9; timeout: udp_rr gives up a transaction\n", f);
+	      "tcp_rr, udp_rr, tcp_crr: transactions of req bytes answered with resp bytes\n"
+	      "       (default 1/1, udp_rr 32/32), one outstanding per flow; tcp_crr\n"
+	      "       connects for each; rate TPS per flow makes it open loop, latency\n"
+	      "       counted from each request's slot; percentiles default\n"
+	      "       50,90,95,99,99.9; timeout: udp_rr gives up a transaction\n", f);
 }
 
 /* The command line of show, stop or del, checked before any netlink. */
@@ -1198,7 +1202,7 @@ int do_run(int argc, char **argv)
 	int test, ret;
 
 	if (argc < 1) {
-		usage_error("run: which test? (tcp_stream, udp_stream, tcp_rr or udp_rr)");
+		usage_error("run: which test? (tcp_stream, udp_stream, tcp_rr, udp_rr or tcp_crr)");
 		return EXIT_USAGE;
 	}
 	if (is_help(argv[0])) {

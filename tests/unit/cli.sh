@@ -57,7 +57,7 @@ t sink_add_novalue 2 'rx needs a value' sink add tcp port 1 rx
 t sink_show_id 2 "sink show: 'x' is not an id" sink show x
 t sink_show_extra 2 "sink show: unexpected '2'" sink show 1 2
 t sink_del_noid 2 'sink del: which id \(or all\)' sink del
-t run_help 0 'ktgen run tcp_stream\|udp_stream\|tcp_rr\|udp_rr to ADDR' run help
+t run_help 0 'ktgen run tcp_stream\|udp_stream\|tcp_rr\|udp_rr\|tcp_crr to ADDR' run help
 t run_notest 2 'which test' run
 t run_unknown 2 "unknown test or command 'frob'" run frob
 t run_no_to 2 'to ADDR is required' run tcp_stream port 1

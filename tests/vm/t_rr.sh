@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Request/response: tcp_rr and udp_rr transactions answered by the sink in
-# every rx mode, counted exactly; 200 flows with every percentile; UDP
+# Request/response: tcp_rr, udp_rr and tcp_crr transactions answered by
+# the sink in every rx mode, counted exactly; 200 flows with every percentile; UDP
 # loss turned into timeouts that never hang a run; open loop showing a
 # stall in the tail where closed loop hides it (coordinated omission).
 # Timing bounds are wide: the VM is emulated, the debug kernel slower.
@@ -36,6 +36,25 @@ t_rr_exact()
 		fail "no latency line: $($KTGEN run tcp_rr to 127.0.0.1 port 5300 msgs 50)"
 }
 case_add rr_exact t_rr_exact 300
+
+# tcp_crr: a connection per transaction, each seen by the sink, each
+# answered, none left open; closed and open loop.
+t_rr_crr()
+{
+	load_module
+	veth_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5310 rx verify >/dev/null
+	ip netns exec "$NS_A" $KTGEN -j run tcp_crr to 10.77.0.2 port 5310 msgs 200 req 100 resp 2000 |
+		json_check "d['state'] == 'done' and d['test'] == 'tcp_crr' and
+			d['latency']['transactions'] == 200 == d['rx']['conns'] == d['rx']['responses'] and
+			d['rx']['bytes'] == d['tx']['bytes'] == 200 * 100 and d['rx']['verify_errors'] == 0"
+	ip netns exec "$NS_A" $KTGEN -j run tcp_crr to 10.77.0.2 port 5310 time 2 rate 50 flows 2 |
+		json_check "d['state'] == 'done' and 150 <= d['latency']['transactions'] <= 205 and
+			d['rx']['responses'] >= d['latency']['transactions']"
+	slowwait "$(scaled 10)" sh -c "! ip netns exec $NS_A ss -Htn state established | grep -q 5310" ||
+		fail "connections left open: $(ip netns exec "$NS_A" ss -tn)"
+}
+case_add rr_crr t_rr_crr 120
 
 # The tx-nocache-copy debate's table: 200 TCP_RR flows of 1400/1 and of
 # 14000/14000 over a veth, every percentile, plus ones asked for.

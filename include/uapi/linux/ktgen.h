@@ -44,13 +44,15 @@ enum ktgen_proto {
 /**
  * enum ktgen_test - tcp-stream and udp-stream send one way; tcp-rr and udp-rr
  *   exchange transactions: a request of req-size bytes, answered by the sink
- *   with resp-size bytes, one outstanding per flow.
+ *   with resp-size bytes, one outstanding per flow; tcp-crr opens a connection
+ *   for each transaction and closes it after the response.
  */
 enum ktgen_test {
 	KTGEN_TEST_TCP_STREAM,
 	KTGEN_TEST_UDP_STREAM,
 	KTGEN_TEST_TCP_RR,
 	KTGEN_TEST_UDP_RR,
+	KTGEN_TEST_TCP_CRR,
 };
 
 /**
