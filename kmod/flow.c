@@ -624,6 +624,44 @@ static int ktg_flow_hello(struct ktg_flow *f)
 	return ret;
 }
 
+/*
+ * Pacing, a token bucket kept as a virtual clock: the next send call may
+ * go at pace_next, which each call moves on by its cost (its bits at
+ * pace-bps, or one packet's time at pace-pps), never more than a burst's
+ * worth behind now, so an idle spell saves at most one burst. Without a
+ * burst given, a flow may catch up KTG_PACE_SLACK of lateness (its
+ * worker wakes a little late), else it would fall short of its rate.
+ */
+#define KTG_PACE_SLACK		(500 * NSEC_PER_USEC)
+
+static bool ktg_flow_paced(struct ktg_flow *f, u32 len)
+{
+	const struct ktg_run_params *p = &f->run->p;
+	u64 cost, burst;
+	ktime_t now;
+
+	if (!p->pace_bps && !p->pace_pps)
+		return true;
+	now = ktime_get();
+	if (ktime_before(now, f->pace_next)) {
+		ktg_worker_wake_at(f->worker, f->pace_next);
+		return false;
+	}
+	if (p->pace_bps) {
+		cost = mul_u64_u64_div_u64(len, 8 * NSEC_PER_SEC, p->pace_bps);
+		burst = mul_u64_u64_div_u64(p->burst, 8 * NSEC_PER_SEC, p->pace_bps);
+	} else {
+		cost = div_u64(NSEC_PER_SEC, p->pace_pps);
+		burst = cost * p->burst;
+	}
+	burst = p->burst ? max(burst, cost) : cost + KTG_PACE_SLACK;
+	/* credit for at most one burst: the burst's first call goes now */
+	if (ktime_before(f->pace_next, ktime_sub_ns(now, burst - cost)))
+		f->pace_next = ktime_sub_ns(now, burst - cost);
+	f->pace_next = ktime_add_ns(f->pace_next, cost);
+	return true;
+}
+
 /* One send call's worth of progress: >0 progress, 0 blocked, <0 error. */
 static int ktg_flow_send_one(struct ktg_flow *f)
 {
@@ -634,6 +672,8 @@ static int ktg_flow_send_one(struct ktg_flow *f)
 	if (ktg_flow_tcp(f) && f->hello_sent < sizeof(f->hello))
 		return ktg_flow_hello(f);
 	if (!f->msg_left) {
+		if (!ktg_flow_paced(f, run->p.size))
+			return -EAGAIN;
 		if (!ktg_run_reserve(run, &len)) {
 			ktg_flow_drain_start(f);
 			return 1;

@@ -205,6 +205,9 @@ struct ktg_run_params {
 	u32			resp_size;
 	u32			rate;		/* transactions/s per flow, 0: closed loop */
 	u32			rr_timeout_ms;
+	u64			pace_bps;	/* streams: per flow */
+	u32			pace_pps;
+	u32			burst;
 	u32			npercentiles;
 	u32			percentiles[KTG_MAX_PERCENTILES];	/* ppm */
 };

@@ -59,6 +59,16 @@ static struct netlink_range_validation ktg_rr_timeout_range = {
 	.max	= 60000,
 };
 
+static struct netlink_range_validation ktg_pace_bps_range = {
+	.min	= 1000,
+	.max	= U64_MAX,
+};
+
+static struct netlink_range_validation ktg_pace_pps_range = {
+	.min	= 1,
+	.max	= 100000000,
+};
+
 static struct netlink_range_validation ktg_rate_range = {
 	.min	= 1,
 	.max	= 10000000,
@@ -116,6 +126,9 @@ static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_PERCENTILES]	= { .type = NLA_BINARY,
 					    .len = KTG_MAX_PERCENTILES * sizeof(u32) },
 	[KTGEN_A_RUN_RR_TIMEOUT_MS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_rr_timeout_range),
+	[KTGEN_A_RUN_PACE_BPS]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_pace_bps_range),
+	[KTGEN_A_RUN_PACE_PPS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_pace_pps_range),
+	[KTGEN_A_RUN_BURST]		= NLA_POLICY_MIN(NLA_U32, 1),
 };
 
 static void *ktg_nl_reply_put(struct sk_buff **msg, struct genl_info *info, u8 cmd)
@@ -572,10 +585,11 @@ void ktg_nl_notify_run_interval(struct ktg_run *run)
 }
 
 /*
- * Request/response settings: only with tcp-rr and udp-rr, which take
- * their sizes from req-size and resp-size (a udp-rr datagram carries the
- * 32-byte ktgen header both ways) and send from kernel (stack) or user
- * memory.
+ * Pacing and request/response settings. Streams pace by bits or packets
+ * per second; request/response tests (which take
+ * their sizes from req-size and resp-size: a udp-rr datagram carries the
+ * 32-byte ktgen header both ways) pace by transactions with rate and send
+ * from kernel (stack) or user memory.
  */
 static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
 {
@@ -589,6 +603,23 @@ static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
 	u32 i, hdr = udp ? sizeof(struct ktg_dgram) : 1;
 	struct nlattr *pct = tb[KTGEN_A_RUN_PERCENTILES];
 
+	p->pace_bps = tb[KTGEN_A_RUN_PACE_BPS] ? nla_get_u64(tb[KTGEN_A_RUN_PACE_BPS]) : 0;
+	p->pace_pps = ktg_nl_u32(info, KTGEN_A_RUN_PACE_PPS, 0);
+	p->burst = ktg_nl_u32(info, KTGEN_A_RUN_BURST, 0);
+	if (p->pace_bps && p->pace_pps) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_PACE_PPS],
+				    "pace in bits/s or in packets/s, not both");
+		return -EINVAL;
+	}
+	if (p->burst && !p->pace_bps && !p->pace_pps) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_BURST], "burst is for paced streams");
+		return -EINVAL;
+	}
+	if (ktg_test_rr(p->test) && (p->pace_bps || p->pace_pps)) {
+		i = p->pace_bps ? KTGEN_A_RUN_PACE_BPS : KTGEN_A_RUN_PACE_PPS;
+		NL_SET_ERR_MSG_ATTR(extack, tb[i], "request/response tests pace with rate");
+		return -EINVAL;
+	}
 	if (!ktg_test_rr(p->test)) {
 		for (i = 0; i < ARRAY_SIZE(rr_only); i++)
 			if (tb[rr_only[i]]) {

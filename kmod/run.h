@@ -62,6 +62,7 @@ struct ktg_flow {
 	ktime_t			t_sent;
 	u64			timeouts;
 	u64			late;
+	ktime_t			pace_next;	/* paced: when the next send may go */
 	bool			has_info;	/* TCP: the figures below, at the end */
 	u32			retrans;
 	u32			srtt_us;

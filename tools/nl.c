@@ -112,6 +112,9 @@ static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_PERCENTILES]	= "percentiles",
 	[KTGEN_A_RUN_RR_TIMEOUT_MS]	= "rr-timeout-ms",
 	[KTGEN_A_RUN_LATENCY]		= "latency",
+	[KTGEN_A_RUN_PACE_BPS]		= "pace-bps",
+	[KTGEN_A_RUN_PACE_PPS]		= "pace-pps",
+	[KTGEN_A_RUN_BURST]		= "burst",
 };
 
 const struct attr_set ktg_info_attrs = { "info", info_names, KTGEN_A_INFO_MAX };

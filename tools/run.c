@@ -92,6 +92,9 @@ static const enum mnl_attr_data_type run_types[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_PERCENTILES]	= MNL_TYPE_BINARY,
 	[KTGEN_A_RUN_RR_TIMEOUT_MS]	= MNL_TYPE_U32,
 	[KTGEN_A_RUN_LATENCY]		= MNL_TYPE_NESTED,
+	[KTGEN_A_RUN_PACE_BPS]		= MNL_TYPE_U64,
+	[KTGEN_A_RUN_PACE_PPS]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_BURST]		= MNL_TYPE_U32,
 };
 
 static const enum mnl_attr_data_type latency_types[KTGEN_A_LATENCY_MAX + 1] = {
@@ -215,6 +218,12 @@ static void print_run_config(const struct nlattr **tb)
 	print_opt_u32(tb[KTGEN_A_RUN_RESP_SIZE], "resp_size", " resp %llu");
 	print_opt_u32(tb[KTGEN_A_RUN_RATE], "rate", " rate %llu/s");
 	print_opt_u32(tb[KTGEN_A_RUN_RR_TIMEOUT_MS], "rr_timeout_ms", NULL);
+	if (tb[KTGEN_A_RUN_PACE_BPS]) {
+		print_u64(PRINT_JSON, "pace_bps", NULL, mnl_attr_get_u64(tb[KTGEN_A_RUN_PACE_BPS]));
+		print_text(" paced %.3f Mbit/s", mnl_attr_get_u64(tb[KTGEN_A_RUN_PACE_BPS]) / 1e6);
+	}
+	print_opt_u32(tb[KTGEN_A_RUN_PACE_PPS], "pace_pps", " paced %llu pps");
+	print_opt_u32(tb[KTGEN_A_RUN_BURST], "burst", " burst %llu");
 }
 
 /* ": done in 10.00 s", ": failed after 0.01 s: Connection refused (flow 2)" */
@@ -737,6 +746,10 @@ struct run_args {
 	uint32_t	resp;
 	bool		has_rate;
 	uint32_t	rate;
+	uint64_t	pace_bps;
+	uint32_t	pace_pps;
+	bool		has_burst;
+	uint32_t	burst;
 	size_t		npct;
 	uint32_t	pct[16];		/* ppm */
 	bool		has_rr_timeout;
@@ -837,10 +850,47 @@ static int kw_resp(struct run_args *a, const char *v)
 	return parse_size_u32(v, &a->resp);
 }
 
+/*
+ * Request/response: transactions/s per flow. Streams: bits/s per flow
+ * with an SI suffix (100M, 2.5G), or packets (send calls) per second
+ * ("1000pps").
+ */
 static int kw_rate(struct run_args *a, const char *v)
 {
-	a->has_rate = true;
-	return parse_u32(v, &a->rate);
+	static const char sfx[] = "kMGT";
+	double x, mul = 1;
+	const char *s;
+	char *end;
+
+	if (a->test == KTGEN_TEST_TCP_RR || a->test == KTGEN_TEST_UDP_RR ||
+	    a->test == KTGEN_TEST_TCP_CRR) {
+		a->has_rate = true;
+		return parse_u32(v, &a->rate);
+	}
+	x = strtod(v, &end);
+	if (end == v || !(x > 0))
+		return -EINVAL;
+	if (!strcmp(end, "pps")) {
+		if (x != (uint32_t)x || x > 100000000)
+			return -EINVAL;
+		a->pace_pps = (uint32_t)x;
+		return 0;
+	}
+	if (*end && (s = strchr(sfx, *end)) != NULL) {
+		for (; s >= sfx; s--)
+			mul *= 1000;
+		end++;
+	}
+	if (*end || x * mul < 1000 || x * mul > 1e19)
+		return -EINVAL;
+	a->pace_bps = (uint64_t)(x * mul);
+	return 0;
+}
+
+static int kw_burst(struct run_args *a, const char *v)
+{
+	a->has_burst = true;
+	return parse_size_u32(v, &a->burst);
 }
 
 static int kw_rr_timeout(struct run_args *a, const char *v)
@@ -902,7 +952,9 @@ static const struct run_kw {
 	{ "warmup",	kw_warmup,	"seconds, like 2 or 0.5" },
 	{ "req",	kw_req,		"a size in bytes" },
 	{ "resp",	kw_resp,	"a size in bytes" },
-	{ "rate",	kw_rate,	"transactions per second per flow" },
+	{ "rate",	kw_rate,	"transactions/s per flow (request/response), or bits/s "
+					"like 100M or packets/s like 1000pps (streams)" },
+	{ "burst",	kw_burst,	"bytes (rate in bits/s) or packets (rate in pps)" },
 	{ "percentiles", kw_percentiles, "up to 16 percentiles like 50,90,99.9" },
 	{ "timeout",	kw_rr_timeout,	"seconds, like 1 or 0.2" },
 };
@@ -1018,6 +1070,12 @@ static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_RESP_SIZE, a->resp);
 	if (a->has_rate)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_RATE, a->rate);
+	if (a->pace_bps)
+		mnl_attr_put_u64(nlh, KTGEN_A_RUN_PACE_BPS, a->pace_bps);
+	if (a->pace_pps)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_PACE_PPS, a->pace_pps);
+	if (a->has_burst)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_BURST, a->burst);
 	if (a->npct)
 		mnl_attr_put(nlh, KTGEN_A_RUN_PERCENTILES, a->npct * sizeof(a->pct[0]), a->pct);
 	if (a->has_rr_timeout)
@@ -1139,7 +1197,7 @@ static void run_usage(FILE *f)
 	      "                 [buffer BYTES] [sndbuf BYTES] [nodelay] [detach]\n"
 	      "                 [interval SECS] [warmup SECS] [probe]\n"
 	      "                 [req BYTES] [resp BYTES] [rate TPS] [percentiles LIST]\n"
-	      "                 [timeout SECS]\n"
+	      "                 [timeout SECS] [rate BITS/s|Npps [burst N]]\n"
 	      "       ktgen run show [ID]\n"
 	      "       ktgen run stop ID|all\n"
 	      "       ktgen run del ID|all\n"
@@ -1159,7 +1217,9 @@ static void run_usage(FILE *f)
 	      "       (default 1/1, udp_rr 32/32), one outstanding per flow; tcp_crr\n"
 	      "       connects for each; rate TPS per flow makes it open loop, latency\n"
 	      "       counted from each request's slot; percentiles default\n"
-	      "       50,90,95,99,99.9; timeout: udp_rr gives up a transaction\n", f);
+	      "       50,90,95,99,99.9; timeout: udp_rr gives up a transaction\n"
+	      "rate (streams): pace each flow at bits/s (100M, 2.5G) or send calls/s\n"
+	      "       (1000pps), in bursts of burst bytes or calls (default one call)\n", f);
 }
 
 /* The command line of show, stop or del, checked before any netlink. */

@@ -159,3 +159,29 @@ t_rr_bad_input()
 	[ -z "$($KTGEN run show)" ] || fail "a refused run was left"
 }
 case_add rr_bad_input t_rr_bad_input 60
+
+# Paced streams: a flow's rate in bits/s or packets/s holds over the run
+# (wide bounds: the VM's clock and scheduling are emulated), a burst lets
+# a flow catch up that much at once, and pacing settings are checked.
+t_pacing()
+{
+	local secs
+
+	load_module
+	secs=2
+	$KTGEN sink add udp port 5360 rx discard >/dev/null
+	$KTGEN sink add tcp port 5361 rx discard >/dev/null
+	$KTGEN -j run udp_stream to 127.0.0.1 port 5360 time "$secs" size 1000 rate 1000pps flows 2 |
+		json_check "d['state'] == 'done' and d['pace_pps'] == 1000 and
+			0.85 * 2000 * $secs <= d['tx']['msgs'] <= 1.1 * 2000 * $secs + 2"
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 5361 time "$secs" size 16K rate 20M burst 64K |
+		json_check "d['state'] == 'done' and d['pace_bps'] == 20000000 and
+			d['burst'] == 65536 and
+			0.85 * 20e6 / 8 * $secs <= d['tx']['bytes'] <= 1.1 * 20e6 / 8 * $secs + 65536"
+	expect_fail 1 "burst is for paced streams.*\(attribute burst\)" \
+		$KTGEN run udp_stream to 127.0.0.1 port 5360 burst 10
+	expect_fail 1 "pace with rate.*\(attribute pace-pps\)" \
+		"$KTGEN_NLRAW" run-new 2:u32:2 3:hex:7f000001 4:u16:5360 41:u32:100
+	expect_fail 2 "rate needs" $KTGEN run udp_stream to 127.0.0.1 port 5360 rate 5x
+}
+case_add pacing t_pacing 120
