@@ -80,6 +80,30 @@ void ktg_hist_merge(struct ktg_hist *to, const struct ktg_hist *from)
 	to->max = ktg_max_u64(to->max, from->max);
 }
 
+/*
+ * What was added since @then (an earlier state of the same histogram):
+ * counts exact; min and max become the bounds of the first and last
+ * bucket that grew.
+ */
+void ktg_hist_sub(struct ktg_hist *to, const struct ktg_hist *then)
+{
+	u32 i, first = KTG_HIST_BUCKETS, last = 0;
+
+	for (i = 0; i < KTG_HIST_BUCKETS; i++) {
+		to->bucket[i] -= then->bucket[i];
+		if (to->bucket[i]) {
+			first = first < i ? first : i;
+			last = i;
+		}
+	}
+	to->count -= then->count;
+	to->sum -= then->sum;
+	if (first == KTG_HIST_BUCKETS)
+		return;
+	to->min = ktg_max_u64(to->min, ktg_hist_low(first));
+	to->max = ktg_min_u64(to->max, ktg_hist_low(last) + ktg_hist_width(last) - 1);
+}
+
 /* A bucket's value: its middle, within what was seen. */
 static u64 ktg_hist_value(const struct ktg_hist *h, u32 idx)
 {

@@ -30,6 +30,7 @@ struct ktg_hist {
 void ktg_hist_reset(struct ktg_hist *h);
 void ktg_hist_add(struct ktg_hist *h, u64 ns);
 void ktg_hist_merge(struct ktg_hist *to, const struct ktg_hist *from);
+void ktg_hist_sub(struct ktg_hist *to, const struct ktg_hist *then);
 u64 ktg_hist_percentile(const struct ktg_hist *h, u32 ppm);
 u64 ktg_hist_mean(const struct ktg_hist *h);
 u64 ktg_hist_stddev(const struct ktg_hist *h);

@@ -217,6 +217,7 @@ static void ktg_run_free(struct ktg_run *run)
 	ktg_cpu_acct_free(&run->cpu);
 	for (i = 0; run->flows && i < run->p.flows; i++)
 		ktg_flow_free(&run->flows[i]);
+	kvfree(run->hist_prev);
 	kfree(run->flows);
 	kfree(run->workers);
 	free_cpumask_var(run->p.cpus);
@@ -353,6 +354,16 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 			goto err_close;
 	}
 
+	if (ktg_test_rr(p->test) && p->interval_ms) {
+		/* each interval reports its own latencies */
+		run->hist_prev = kvmalloc(sizeof(*run->hist_prev), GFP_KERNEL);
+		if (!run->hist_prev) {
+			NL_SET_ERR_MSG(extack, "no memory for the run");
+			err = -ENOMEM;
+			goto err_close;
+		}
+		ktg_hist_reset(run->hist_prev);
+	}
 	if (p->probe_copies) {
 		err = ktg_probe_get(extack);
 		if (err)
@@ -511,11 +522,33 @@ static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
  */
 static const u32 ktg_default_ppm[] = { 500000, 900000, 950000, 990000, 999000 };
 
-static int ktg_run_fill_latency(struct sk_buff *msg, struct ktg_run *run)
+/* Every flow's histogram merged into @h; the timeouts and late ones. */
+static void ktg_run_hist(struct ktg_run *run, struct ktg_hist *h, u64 *timeouts, u64 *late)
+{
+	u32 i;
+
+	ktg_hist_reset(h);
+	*timeouts = 0;
+	*late = 0;
+	for (i = 0; i < run->p.flows; i++) {
+		struct ktg_flow *f = &run->flows[i];
+
+		if (f->hist)
+			ktg_hist_merge(h, f->hist);
+		*timeouts += READ_ONCE(f->timeouts);
+		*late += READ_ONCE(f->late);
+	}
+}
+
+/* The latency nest of a run (all of it) or of the @interval that ends
+ * now (what came since the previous one, whose histogram it replaces).
+ */
+static int ktg_run_fill_latency(struct sk_buff *msg, struct ktg_run *run, bool interval)
 {
 	const u32 *ppm = run->p.npercentiles ? run->p.percentiles : ktg_default_ppm;
 	u32 i, n = run->p.npercentiles ?: ARRAY_SIZE(ktg_default_ppm);
-	u64 timeouts = 0, late = 0;
+	struct ktg_hist *prev = interval ? run->hist_prev : NULL;
+	u64 timeouts, late;
 	struct ktg_hist *h;
 	struct nlattr *nest, *pn;
 	int err = -EMSGSIZE;
@@ -523,14 +556,24 @@ static int ktg_run_fill_latency(struct sk_buff *msg, struct ktg_run *run)
 	h = kvmalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
 		return -ENOMEM;
-	ktg_hist_reset(h);
-	for (i = 0; i < run->p.flows; i++) {
-		struct ktg_flow *f = &run->flows[i];
+	ktg_run_hist(run, h, &timeouts, &late);
+	if (prev) {
+		/* the interval's: what came since; now is the next one's start */
+		struct ktg_hist *d = kvmalloc(sizeof(*d), GFP_KERNEL);
 
-		if (f->hist)
-			ktg_hist_merge(h, f->hist);
-		timeouts += READ_ONCE(f->timeouts);
-		late += READ_ONCE(f->late);
+		if (!d) {
+			kvfree(h);
+			return -ENOMEM;
+		}
+		memcpy(d, h, sizeof(*d));
+		ktg_hist_sub(d, prev);
+		memcpy(prev, h, sizeof(*prev));
+		kvfree(h);
+		h = d;
+		timeouts -= run->timeouts_prev;
+		late -= run->late_prev;
+		run->timeouts_prev += timeouts;
+		run->late_prev += late;
 	}
 	nest = nla_nest_start(msg, KTGEN_A_RUN_LATENCY);
 	if (!nest ||
@@ -656,7 +699,7 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	     (p->rate && nla_put_u32(msg, KTGEN_A_RUN_RATE, p->rate)) ||
 	     (p->test == KTGEN_TEST_UDP_RR &&
 	      nla_put_u32(msg, KTGEN_A_RUN_RR_TIMEOUT_MS, p->rr_timeout_ms)) ||
-	     ktg_run_fill_latency(msg, run)))
+	     ktg_run_fill_latency(msg, run, false)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -671,7 +714,8 @@ int ktg_run_fill_interval(struct sk_buff *msg, struct ktg_run *run)
 			      ktime_to_ns(ktime_sub(ktime_get(), run->start)), 0) ||
 	    ktg_run_fill_tx(msg, run) ||
 	    (atomic64_read(&run->rx->conns) &&
-	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, U64_MAX)))
+	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, U64_MAX)) ||
+	    (run->hist_prev && ktg_run_fill_latency(msg, run, true)))
 		return -EMSGSIZE;
 	return 0;
 }

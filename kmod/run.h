@@ -105,6 +105,9 @@ struct ktg_run {
 	bool			probing;	/* holds the copy probe */
 	u64			nocache0;	/* probe hits at the start */
 	u64			nocache;	/* during the run, once finished */
+	struct ktg_hist		*hist_prev;	/* rr with intervals: at the last one */
+	u64			timeouts_prev;
+	u64			late_prev;
 	struct ktg_flow		*flows;
 	struct ktg_worker	*workers;
 	u32			nworkers;

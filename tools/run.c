@@ -143,6 +143,40 @@ static const enum mnl_attr_data_type tx_stats_types[KTGEN_A_TX_STATS_MAX + 1] = 
 	[KTGEN_A_TX_STATS_NOCACHE_COPIES] = MNL_TYPE_U64,
 };
 
+/* "p99.9" for 999000 ppm: a JSON key and a text label. */
+static void ppm_label(uint32_t ppm, char *buf, size_t len)
+{
+	snprintf(buf, len, "p%g", ppm / 10000.0);
+}
+
+/* The percentiles of a latency nest, in its order; how many (at most @n). */
+static unsigned int latency_percentiles(const struct nlattr *nest, uint32_t *ppm,
+					uint64_t *ns, unsigned int n)
+{
+	const struct nlattr *a, *p;
+	unsigned int got = 0;
+
+	if (!nest)
+		return 0;
+	mnl_attr_for_each_nested(a, nest) {
+		const struct nlattr *pt[KTGEN_A_PERCENTILE_MAX + 1] = { NULL };
+
+		if (mnl_attr_get_type(a) != KTGEN_A_LATENCY_PERCENTILE || got == n)
+			continue;
+		mnl_attr_for_each_nested(p, a)
+			if (mnl_attr_get_type(p) <= KTGEN_A_PERCENTILE_MAX)
+				pt[mnl_attr_get_type(p)] = p;
+		if (!pt[KTGEN_A_PERCENTILE_PPM] || !pt[KTGEN_A_PERCENTILE_NS] ||
+		    mnl_attr_validate(pt[KTGEN_A_PERCENTILE_PPM], MNL_TYPE_U32) ||
+		    mnl_attr_validate(pt[KTGEN_A_PERCENTILE_NS], MNL_TYPE_U64))
+			continue;
+		ppm[got] = mnl_attr_get_u32(pt[KTGEN_A_PERCENTILE_PPM]);
+		ns[got] = mnl_attr_get_u64(pt[KTGEN_A_PERCENTILE_NS]);
+		got++;
+	}
+	return got;
+}
+
 /* A run-interval notification: cumulative counts at the interval's end. */
 struct run_interval {
 	uint32_t	index;
@@ -152,6 +186,9 @@ struct run_interval {
 	bool		has_rx;
 	uint64_t	tx_msgs;	/* transactions, for tcp_rr and udp_rr */
 	bool		rr;
+	unsigned int	npct;		/* the interval's own latency percentiles */
+	uint32_t	ppm[16];
+	uint64_t	pct_ns[16];
 };
 
 /* Waiting for a run's end. */
@@ -450,18 +487,26 @@ static void print_interval(const struct run_interval *prev, const struct run_int
 		print_text("  rx %.2f Gbit/s", rate_bps(rx, ns) / 1e9);
 	}
 	if (iv->rr) {
+		unsigned int i;
+		char key[32];
+
 		print_u64(PRINT_JSON, "transactions", NULL, msgs);
 		print_double(PRINT_ANY, "tps", "  %.0f trans/s", ns ? msgs * 1e9 / ns : 0);
+		if (iv->npct) {
+			print_open_object("percentiles_ns");
+			for (i = 0; i < iv->npct; i++) {
+				ppm_label(iv->ppm[i], key, sizeof(key));
+				print_u64(PRINT_JSON, key, NULL, iv->pct_ns[i]);
+				print_text(" %s %.1f", key, iv->pct_ns[i] / 1e3);
+			}
+			print_close_object();
+			print_text(" us");
+		}
 	}
 	print_text("\n");
 	print_close_object();
 }
 
-/* "p99.9" for 999000 ppm: a JSON key and a text label. */
-static void ppm_label(uint32_t ppm, char *buf, size_t len)
-{
-	snprintf(buf, len, "p%g", ppm / 10000.0);
-}
 
 /*
  * "  latency 8123 trans/s  min 52.1 us  mean 61.0 us  stddev 9.8 us
@@ -471,8 +516,9 @@ static void ppm_label(uint32_t ppm, char *buf, size_t len)
 static void print_run_latency(const struct nlattr **tb, uint64_t ns)
 {
 	const struct nlattr *lt[KTGEN_A_LATENCY_MAX + 1];
-	const struct nlattr *nest = tb[KTGEN_A_RUN_LATENCY], *a;
-	uint64_t n;
+	const struct nlattr *nest = tb[KTGEN_A_RUN_LATENCY];
+	uint64_t n, pns[16];
+	uint32_t ppm[16];
 	char key[32];
 
 	nl_parse_nested(nest, latency_types, KTGEN_A_LATENCY_MAX, lt);
@@ -492,23 +538,13 @@ static void print_run_latency(const struct nlattr **tb, uint64_t ns)
 			   nl_nested_u64(nest, KTGEN_A_LATENCY_MIN_NS) / 1e3,
 			   nl_nested_u64(nest, KTGEN_A_LATENCY_MEAN_NS) / 1e3,
 			   nl_nested_u64(nest, KTGEN_A_LATENCY_STDDEV_NS) / 1e3);
-		print_open_object("percentiles_ns");
-		mnl_attr_for_each_nested(a, nest) {
-			const struct nlattr *pt[KTGEN_A_PERCENTILE_MAX + 1] = { NULL };
-			const struct nlattr *p;
+		unsigned int i, np = latency_percentiles(nest, ppm, pns, ARRAY_SIZE(ppm));
 
-			if (mnl_attr_get_type(a) != KTGEN_A_LATENCY_PERCENTILE)
-				continue;
-			mnl_attr_for_each_nested(p, a)
-				if (mnl_attr_get_type(p) <= KTGEN_A_PERCENTILE_MAX)
-					pt[mnl_attr_get_type(p)] = p;
-			if (!pt[KTGEN_A_PERCENTILE_PPM] || !pt[KTGEN_A_PERCENTILE_NS] ||
-			    mnl_attr_validate(pt[KTGEN_A_PERCENTILE_PPM], MNL_TYPE_U32) ||
-			    mnl_attr_validate(pt[KTGEN_A_PERCENTILE_NS], MNL_TYPE_U64))
-				continue;
-			ppm_label(mnl_attr_get_u32(pt[KTGEN_A_PERCENTILE_PPM]), key, sizeof(key));
-			print_u64(PRINT_JSON, key, NULL, mnl_attr_get_u64(pt[KTGEN_A_PERCENTILE_NS]));
-			print_text(" %s %.1f", key, mnl_attr_get_u64(pt[KTGEN_A_PERCENTILE_NS]) / 1e3);
+		print_open_object("percentiles_ns");
+		for (i = 0; i < np; i++) {
+			ppm_label(ppm[i], key, sizeof(key));
+			print_u64(PRINT_JSON, key, NULL, pns[i]);
+			print_text(" %s %.1f", key, pns[i] / 1e3);
 		}
 		print_close_object();
 		print_text("  max %.1f us", nl_nested_u64(nest, KTGEN_A_LATENCY_MAX_NS) / 1e3);
@@ -632,6 +668,8 @@ static int run_interval_msg(const struct nlmsghdr *nlh, struct run_wait *w)
 	iv->tx_bytes = nl_nested_u64(tb[KTGEN_A_RUN_TX], KTGEN_A_TX_STATS_BYTES);
 	iv->tx_msgs = nl_nested_u64(tb[KTGEN_A_RUN_TX], KTGEN_A_TX_STATS_MSGS);
 	iv->rr = w->rr;
+	iv->npct = latency_percentiles(tb[KTGEN_A_RUN_LATENCY], iv->ppm, iv->pct_ns,
+				       ARRAY_SIZE(iv->ppm));
 	iv->has_rx = tb[KTGEN_A_RUN_RX];
 	iv->rx_bytes = nl_nested_u64(tb[KTGEN_A_RUN_RX], KTGEN_A_RX_STATS_BYTES);
 	/* Out of order or repeated: not an interval of this sequence. */

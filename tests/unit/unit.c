@@ -608,6 +608,28 @@ static uint64_t gen_bimodal(unsigned int i)
 	return (i % 100 == 7 ? 4000000 : 20000) + lcg(i) % 1000;
 }
 
+/* An interval's histogram, from two states of one: exact counts, and
+ * percentiles those of the values added in between.
+ */
+static void test_hist_sub(void)
+{
+	static struct ktg_hist a, b;
+	unsigned int i;
+
+	ktg_hist_reset(&a);
+	for (i = 0; i < 1000; i++)
+		ktg_hist_add(&a, 10000 + i);		/* 10.0-11.0 us */
+	b = a;
+	for (i = 0; i < 100; i++)
+		ktg_hist_add(&b, 5000000 + 1000 * i);	/* 5.0-5.1 ms */
+	ktg_hist_sub(&b, &a);
+	CHECK(b.count == 100 && b.sum == 100 * 5000000ULL + 1000ULL * 4950);
+	CHECK(b.min >= 4960000 && b.min <= 5000000);
+	CHECK(b.max >= 5099000 && b.max <= 5140000);
+	CHECK(fabs((double)ktg_hist_percentile(&b, 500000) - 5049000) < 0.01 * 5049000);
+	CHECK(ktg_hist_percentile(&b, 10000) >= 4960000);
+}
+
 static void test_hist(void)
 {
 	uint64_t v;
@@ -626,6 +648,7 @@ static void test_hist(void)
 	hist_against_exact(gen_exp, 200000);
 	hist_against_exact(gen_bimodal, 100000);
 	hist_against_exact(gen_uniform, 1);
+	test_hist_sub();
 }
 
 static const struct {

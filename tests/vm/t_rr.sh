@@ -185,3 +185,21 @@ t_pacing()
 	expect_fail 2 "rate needs" $KTGEN run udp_stream to 127.0.0.1 port 5360 rate 5x
 }
 case_add pacing t_pacing 120
+
+# Intervals of a request/response run carry their own transactions and
+# latency percentiles (the interval's, not the run's so far).
+t_rr_intervals()
+{
+	load_module
+	$KTGEN sink add tcp port 5370 rx discard >/dev/null
+	$KTGEN -j run tcp_rr to 127.0.0.1 port 5370 time 2 interval 0.5 |
+		json_check "d['state'] == 'done' and len(d['intervals']) >= 3 and
+			all(i['transactions'] > 0 and 0 < i['percentiles_ns']['p50'] <= i['percentiles_ns']['p99.9']
+			    for i in d['intervals']) and
+			0 <= d['latency']['transactions'] - sum(i['transactions'] for i in d['intervals']) <=
+			     2 * max(i['transactions'] for i in d['intervals'])"
+	$KTGEN run tcp_rr to 127.0.0.1 port 5370 time 1.2 interval 0.5 |
+		grep -Eq "^  interval 1  0.00-0.5[0-9] s  tx [0-9.]+ Gbit/s  rx [0-9.]+ Gbit/s  [0-9]+ trans/s p50 [0-9.]+ .* us$" ||
+		fail "no interval line: $($KTGEN run tcp_rr to 127.0.0.1 port 5370 time 1.2 interval 0.5)"
+}
+case_add rr_intervals t_rr_intervals 60
