@@ -369,7 +369,7 @@ t_bad_input()
 	expect_fail 1 "remote-port" $KTGEN run tcp_stream to 127.0.0.1 port 0
 	expect_fail 1 "offline CPU.*\(attribute cpus\)" $KTGEN run tcp_stream to 127.0.0.1 port 6000 cpus 7
 	expect_fail 1 "65507" $KTGEN run udp_stream to 127.0.0.1 port 6000 size 65508
-	expect_fail 2 "." $KTGEN run tcp_rr to 127.0.0.1 port 6000
+	expect_fail 2 "unknown test or command 'tcp_maerts'" $KTGEN run tcp_maerts to 127.0.0.1 port 6000
 	expect_fail 2 "to ADDR" $KTGEN run tcp_stream port 6000
 	expect_fail 2 "IPv4 address but local is an IPv6" $KTGEN run tcp_stream to 127.0.0.1 local ::1 port 6000
 	expect_fail 1 "port is in use" $KTGEN sink add tcp port 6000
