@@ -90,6 +90,16 @@ static inline void ktg_hrtimer_setup(struct hrtimer *t,
 #define ITER_DEST	READ
 #endif
 
+/* page_pool's helpers (allocation, recycling) and skb_gso_segment(). */
+#ifdef KTG_HAVE_PAGE_POOL_HELPERS_H
+#include <net/page_pool/helpers.h>
+#else
+#include <net/page_pool.h>
+#endif
+#ifdef KTG_HAVE_NET_GSO_H
+#include <net/gso.h>
+#endif
+
 /* The TSC rate in kHz, to estimate cycles from busy time; 0 where the
  * architecture has no such constant rate.
  */

@@ -152,6 +152,10 @@ int ktg_probe_get(struct netlink_ext_ack *extack);
 void ktg_probe_put(void);
 u64 ktg_probe_nocache_hits(void);
 
+/* nic.c: the virtual NIC pair, rtnetlink link kind "ktgen-nic". */
+int ktg_nic_init(void);
+void ktg_nic_exit(void);
+
 /* Sinks (sink.c). */
 struct ktg_sink;
 struct ktg_sink_params {
