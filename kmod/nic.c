@@ -111,6 +111,7 @@ enum {
 	KTG_DMA_FRAMES,		/* placed into the peer's receive rings */
 	KTG_DMA_BYTES,
 	KTG_DMA_SEGMENTS,	/* frames cut from TSO skbs */
+	KTG_DMA_NOCACHE,	/* frames copied with non-temporal stores */
 	KTG_DMA_CSUMS,		/* checksums computed for the sender */
 	KTG_DMA_BUSY_NS,
 	KTG_DMA_PAUSE,		/* waits for the peer to post buffers */
@@ -119,7 +120,7 @@ enum {
 };
 
 static const char * const ktg_dma_names[KTG_DMA_COUNT] = {
-	"dma_frames", "dma_bytes", "dma_segments", "dma_csums", "dma_busy_ns",
+	"dma_frames", "dma_bytes", "dma_segments", "dma_nocache", "dma_csums", "dma_busy_ns",
 	"dma_pause", "dma_drops",
 };
 
@@ -170,6 +171,7 @@ struct ktg_nic {
 	bool			engine_idle;
 	/* The receive rings exist; changed with the peer's engine parked. */
 	bool			rx_ready;
+	bool			up;		/* rings and engine exist (rtnl) */
 	int			dma_cpu;	/* -1: unbound */
 	u32			priv_flags;
 	u32			copybreak;
@@ -456,6 +458,7 @@ static bool ktg_nic_dma_frame(struct ktg_nic *nic, struct ktg_nic *pn,
 	struct ktg_nic_rq *rq;
 	struct ktg_nic_rx_desc *d;
 	u32 nq, len = skb->len;
+	bool nocache;
 	void *va;
 
 	/* rx_ready and the peer's queue count change only while this engine
@@ -470,7 +473,10 @@ static bool ktg_nic_dma_frame(struct ktg_nic *nic, struct ktg_nic *pn,
 
 	d = &rq->desc[rq->next_to_fill & rq->mask];
 	va = page_address(d->page) + KTG_NIC_HEADROOM;
-	ktg_nic_dma_copy(skb, va, READ_ONCE(pn->priv_flags) & BIT(KTG_NIC_PF_DMA_NOCACHE));
+	nocache = READ_ONCE(pn->priv_flags) & BIT(KTG_NIC_PF_DMA_NOCACHE);
+	ktg_nic_dma_copy(skb, va, nocache);
+	if (nocache)
+		ktg_ctr_add(&nic->dma, KTG_DMA_NOCACHE, 1);
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
 		/* The sender left the checksum to the hardware: sum from
 		 * csum_start over the copy, into the field at csum_offset
@@ -565,14 +571,18 @@ static unsigned int ktg_nic_engine_pass(struct ktg_nic *nic)
 		unsigned int bytes = 0;
 		struct sk_buff *skb;
 
-		for (i = 0; i < KTG_NIC_BATCH; i++) {
+		/* Every skb taken is completed to BQL below, also when a
+		 * park or stop cuts the batch short.
+		 */
+		for (i = 0; i < KTG_NIC_BATCH; ) {
+			if (kthread_should_park() || kthread_should_stop())
+				break;
 			skb = ptr_ring_consume(&sq->ring);
 			if (!skb)
 				break;
+			i++;
 			bytes += skb->len;
 			ktg_nic_dma_skb(nic, pn, skb);
-			if (kthread_should_park() || kthread_should_stop())
-				break;
 		}
 		if (!i)
 			continue;
@@ -733,9 +743,17 @@ static void ktg_nic_down(struct ktg_nic *nic)
 	struct task_struct *pe = ktg_nic_peer_engine(nic);
 	unsigned int q;
 
+	if (!nic->up)
+		return;
+	nic->up = false;
 	netif_carrier_off(dev);
 	if (peer)
 		netif_carrier_off(peer);
+	/* The engine first: it wakes queues it drains, which would undo
+	 * netif_tx_disable() and let skbs into rings about to be freed.
+	 */
+	kthread_stop(nic->engine);
+	nic->engine = NULL;
 	netif_tx_disable(dev);
 
 	if (pe)
@@ -744,10 +762,6 @@ static void ktg_nic_down(struct ktg_nic *nic)
 	if (pe)
 		kthread_unpark(pe);
 
-	if (nic->engine) {
-		kthread_stop(nic->engine);
-		nic->engine = NULL;
-	}
 	for (q = 0; q < dev->real_num_tx_queues; q++) {
 		ptr_ring_cleanup(&nic->sq[q].ring, (void (*)(void *))kfree_skb);
 		netdev_tx_reset_queue(netdev_get_tx_queue(dev, q));
@@ -798,6 +812,7 @@ static int ktg_nic_up(struct ktg_nic *nic)
 
 	/* The peer's engine may write our rings from now on. */
 	smp_store_release(&nic->rx_ready, true);
+	nic->up = true;
 	netif_tx_start_all_queues(dev);
 	peer = rtnl_dereference(nic->peer);
 	if (peer && netif_running(peer)) {
@@ -1145,7 +1160,66 @@ static const struct nla_policy ktg_nic_policy[KTGEN_A_NIC_MAX + 1] = {
 	[KTGEN_A_NIC_PEER]	= { .len = sizeof(struct ifinfomsg) },
 	[KTGEN_A_NIC_DMA_CPU]	= { .type = NLA_U32 },
 	[KTGEN_A_NIC_RX_STYLE]	= { .type = NLA_REJECT },
+	[KTGEN_A_NIC_IRQ_CPUS]	= { .type = NLA_BINARY, .len = KTG_NIC_MAX_QUEUES * sizeof(u32) },
 };
+
+static bool ktg_nic_cpu_ok(u32 cpu)
+{
+	return cpu < nr_cpu_ids && cpu_online(cpu);
+}
+
+/* dma-cpu and irq-cpus: CPUs online, a whole number of u32s. */
+static int ktg_nic_validate_data(struct nlattr *data[], struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a;
+	const u32 *cpus;
+	int i, n;
+
+	if (!data)
+		return 0;
+	a = data[KTGEN_A_NIC_DMA_CPU];
+	if (a && !ktg_nic_cpu_ok(nla_get_u32(a))) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "DMA engine CPU is not online");
+		return -EINVAL;
+	}
+	a = data[KTGEN_A_NIC_IRQ_CPUS];
+	if (!a)
+		return 0;
+	n = nla_len(a) / sizeof(u32);
+	if (!n || nla_len(a) % sizeof(u32)) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "interrupt CPUs: one u32 per queue, 1 to 8");
+		return -EINVAL;
+	}
+	cpus = nla_data(a);
+	for (i = 0; i < n; i++) {
+		if (!ktg_nic_cpu_ok(cpus[i])) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "interrupt CPU is not online");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Apply dma-cpu and irq-cpus; a running engine moves at once. */
+static void ktg_nic_apply_data(struct ktg_nic *nic, struct nlattr *data[])
+{
+	const u32 *cpus;
+	int q, n;
+
+	if (!data)
+		return;
+	if (data[KTGEN_A_NIC_DMA_CPU]) {
+		nic->dma_cpu = nla_get_u32(data[KTGEN_A_NIC_DMA_CPU]);
+		if (nic->engine)
+			set_cpus_allowed_ptr(nic->engine, cpumask_of(nic->dma_cpu));
+	}
+	if (data[KTGEN_A_NIC_IRQ_CPUS]) {
+		cpus = nla_data(data[KTGEN_A_NIC_IRQ_CPUS]);
+		n = nla_len(data[KTGEN_A_NIC_IRQ_CPUS]) / sizeof(u32);
+		for (q = 0; q < KTG_NIC_MAX_QUEUES; q++)
+			WRITE_ONCE(nic->rq[q].irq_cpu, cpus[q % n]);
+	}
+}
 
 static int ktg_nic_validate(struct nlattr *tb[], struct nlattr *data[],
 			    struct netlink_ext_ack *extack)
@@ -1161,15 +1235,22 @@ static int ktg_nic_validate(struct nlattr *tb[], struct nlattr *data[],
 		NL_SET_ERR_MSG_ATTR(extack, tb[IFLA_MTU], "MTU beyond one page per frame");
 		return -EINVAL;
 	}
-	if (data && data[KTGEN_A_NIC_DMA_CPU]) {
-		u32 cpu = nla_get_u32(data[KTGEN_A_NIC_DMA_CPU]);
+	return ktg_nic_validate_data(data, extack);
+}
 
-		if (cpu >= nr_cpu_ids || !cpu_online(cpu)) {
-			NL_SET_ERR_MSG_ATTR(extack, data[KTGEN_A_NIC_DMA_CPU],
-					    "DMA engine CPU is not online");
-			return -EINVAL;
-		}
+static int ktg_nic_changelink(struct net_device *dev, struct nlattr *tb[],
+			      struct nlattr *data[], struct netlink_ext_ack *extack)
+{
+	int err = ktg_nic_validate_data(data, extack);
+
+	if (err)
+		return err;
+	if (data && data[KTGEN_A_NIC_PEER]) {
+		NL_SET_ERR_MSG_ATTR(extack, data[KTGEN_A_NIC_PEER],
+				    "the peer is chosen at creation only");
+		return -EOPNOTSUPP;
 	}
+	ktg_nic_apply_data(netdev_priv(dev), data);
 	return 0;
 }
 
@@ -1181,8 +1262,7 @@ static void ktg_nic_init_queues(struct net_device *dev, struct nlattr *data[])
 	/* One channel per CPU, as drivers default to, unless asked. */
 	n = min_t(unsigned int, n, dev->num_rx_queues);
 	netif_set_real_num_queues(dev, n, n);
-	if (data && data[KTGEN_A_NIC_DMA_CPU])
-		nic->dma_cpu = nla_get_u32(data[KTGEN_A_NIC_DMA_CPU]);
+	ktg_nic_apply_data(nic, data);
 }
 
 static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
@@ -1296,12 +1376,20 @@ static void ktg_nic_uninit(struct net_device *dev)
 
 static size_t ktg_nic_get_size(const struct net_device *dev)
 {
-	return nla_total_size(sizeof(u32)) * 2;
+	return nla_total_size(sizeof(u32)) * 2 +
+	       nla_total_size(sizeof(u32) * KTG_NIC_MAX_QUEUES);
 }
 
 static int ktg_nic_fill_info(struct sk_buff *skb, const struct net_device *dev)
 {
 	struct ktg_nic *nic = netdev_priv(dev);
+	u32 cpus[KTG_NIC_MAX_QUEUES];
+	unsigned int q;
+
+	for (q = 0; q < KTG_NIC_MAX_QUEUES; q++)
+		cpus[q] = READ_ONCE(nic->rq[q].irq_cpu);
+	if (nla_put(skb, KTGEN_A_NIC_IRQ_CPUS, sizeof(u32) * dev->real_num_rx_queues, cpus))
+		return -EMSGSIZE;
 
 	if (nic->dma_cpu >= 0 && nla_put_u32(skb, KTGEN_A_NIC_DMA_CPU, nic->dma_cpu))
 		return -EMSGSIZE;
@@ -1330,6 +1418,7 @@ static struct rtnl_link_ops ktg_nic_link_ops = {
 	.setup			= ktg_nic_setup,
 	.validate		= ktg_nic_validate,
 	.newlink		= ktg_nic_newlink,
+	.changelink		= ktg_nic_changelink,
 	.dellink		= ktg_nic_dellink,
 	.policy			= ktg_nic_policy,
 	.maxtype		= KTGEN_A_NIC_MAX,

@@ -23,6 +23,7 @@ static const struct object {
 	{ "config",	do_config,	"module-wide settings (show | set)" },
 	{ "sink",	do_sink,	"receivers on a port (add | show | del)" },
 	{ "run",	do_run,		"tests against a sink (TEST | show | stop | del)" },
+	{ "nic",	do_nic,		"virtual NIC pairs (add | show | del)" },
 	{ "help",	do_help,	"this text" },
 };
 

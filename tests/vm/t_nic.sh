@@ -1,0 +1,405 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The virtual NIC pair (link kind ktgen-nic): every receive style carries
+# identical payload and moves only its own counters, exactly; styles and
+# DMA mode toggled under traffic; ring and channel resets under traffic;
+# XPS and interrupt CPUs steer where they should; ethtool's view and its
+# refusals; unload and namespace removal with traffic running.
+
+NIC_ADDR_A=10.79.0.1
+NIC_ADDR_B=10.79.0.2
+
+# nic_pair [ktgen nic add options...]: ktn0 in $NS_A, ktn1 in $NS_B, up,
+# with carrier. NIC_IPV6=0 keeps IPv6 off the pair (exact counters need a
+# link without the stack's own chatter).
+nic_pair()
+{
+	local ns
+
+	NS_A=$(netns_add a)
+	NS_B=$(netns_add b)
+	if [ "${NIC_IPV6:-1}" = 0 ]; then
+		for ns in "$NS_A" "$NS_B"; do
+			ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+		done
+	fi
+	$KTGEN nic add ktn0 peer ktn1 netns "$NS_A" peer-netns "$NS_B" "$@"
+	ip -n "$NS_A" addr add $NIC_ADDR_A/24 dev ktn0
+	ip -n "$NS_B" addr add $NIC_ADDR_B/24 dev ktn1
+	if [ "${NIC_IPV6:-1}" != 0 ]; then
+		ip -n "$NS_A" addr add fd79::1/64 dev ktn0 nodad
+		ip -n "$NS_B" addr add fd79::2/64 dev ktn1 nodad
+	fi
+	ip -n "$NS_A" link set ktn0 up
+	ip -n "$NS_B" link set ktn1 up
+	slowwait "$(scaled 5)" nic_carrier "$NS_A" ktn0 || fail "ktn0: no carrier"
+	slowwait "$(scaled 5)" nic_carrier "$NS_B" ktn1 || fail "ktn1: no carrier"
+}
+
+# must_refuse PATTERN CMD...: CMD fails (any non-zero status) saying
+# something matching PATTERN (extended regex).
+must_refuse()
+{
+	local pat=$1 err rc=0
+
+	shift
+	err=$("$@" 2>&1) || rc=$?
+	[ "$rc" != 0 ] || fail "'$*' was not refused"
+	echo "$err" | grep -Eq -- "$pat" || fail "'$*' said '$err', expected /$pat/"
+	log "refused as expected: $(echo "$err" | tr '\n' ' ')"
+}
+
+nic_carrier()
+{
+	[ "$(ip netns exec "$1" cat "/sys/class/net/$2/carrier" 2>/dev/null)" = 1 ]
+}
+
+# nic_stats NS DEV: ethtool -S as one JSON object.
+nic_stats()
+{
+	ip netns exec "$1" ethtool -S "$2" |
+		sed -n 's/^ *\([a-z0-9_]*\): \([0-9]*\)$/"\1": \2,/p' |
+		{ echo '{'; cat; echo '"_": 0}'; }
+}
+
+# nic_delta_check A0 A1 B0 B1 EXPR: EXPR over a (ktn0's deltas) and b
+# (ktn1's) must hold; on failure both are printed.
+nic_delta_check()
+{
+	/usr/bin/python3 -c '
+import json, sys
+ld = lambda s: json.loads(s)
+a0, a1, b0, b1 = (ld(x) for x in sys.argv[1:5])
+a = {k: a1[k] - a0.get(k, 0) for k in a1}
+b = {k: b1[k] - b0.get(k, 0) for k in b1}
+if not eval("(" + sys.argv[5] + ")"):
+    print("nic counters: %s failed\nktn0 %s\nktn1 %s" % (sys.argv[5],
+          {k: v for k, v in a.items() if v}, {k: v for k, v in b.items() if v}),
+          file=sys.stderr)
+    sys.exit(1)' "$@"
+}
+
+# Receive style NAME on ktn1 (and back to defaults for the others).
+nic_style()
+{
+	local b="ip netns exec $NS_B" cb=0
+
+	$b ethtool --set-priv-flags ktn1 legacy-rx off rx-frags off dma-nocache off
+	case $1 in
+	build) ;;
+	legacy) $b ethtool --set-priv-flags ktn1 legacy-rx on ;;
+	frags) $b ethtool --set-priv-flags ktn1 rx-frags on ;;
+	copybreak) cb=2048 ;;
+	nocache) $b ethtool --set-priv-flags ktn1 dma-nocache on ;;
+	esac
+	$b ethtool --set-tunable ktn1 rx-copybreak $cb
+}
+
+TCP_DONE="d['state'] == 'done' and d['tx']['bytes'] > 0 and
+	d['tx']['acked'] == d['tx']['bytes'] and d['rx']['bytes'] == d['tx']['bytes'] and
+	d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0"
+UDP_DONE="d['state'] == 'done' and d['tx']['msgs'] > 0 and
+	d['tx']['msgs'] == d['rx']['msgs'] + d['rx']['lost'] and
+	d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0"
+
+# Counters that must move for a style, all the others staying put: every
+# frame ktn0's engine placed is one ktn1 received, none dropped.
+nic_style_expr()
+{
+	local common="b['rx_packets'] > 0 and a['dma_frames'] == b['rx_packets'] and
+		b['rx_drops'] == 0 and a['dma_drops'] == 0 and
+		b['rx_page_reuse'] == b['rx_copied']"
+
+	case $1 in
+	build|nocache)
+		echo "$common and b['rx_built'] == b['rx_packets'] and b['rx_copied'] == 0 and
+			b['rx_split'] == 0 and b['rx_frags'] == 0 and b['rx_copied_bytes'] == 0 and
+			(a['dma_nocache'] == a['dma_frames']) == ('$1' == 'nocache') and
+			(a['dma_nocache'] == 0) == ('$1' == 'build')" ;;
+	legacy)
+		echo "$common and b['rx_built'] == 0 and b['rx_frags'] == 0 and
+			b['rx_copied'] > 0 and b['rx_split'] > 0 and
+			b['rx_copied'] + b['rx_split'] == b['rx_packets'] and
+			b['rx_copied_bytes'] > 0 and a['dma_nocache'] == 0" ;;
+	frags)
+		echo "$common and b['rx_frags'] == b['rx_packets'] and b['rx_built'] == 0 and
+			b['rx_copied'] == 0 and b['rx_split'] == 0 and a['dma_nocache'] == 0" ;;
+	copybreak)
+		echo "$common and b['rx_copied'] == b['rx_packets'] and b['rx_built'] == 0 and
+			b['rx_split'] == 0 and b['rx_frags'] == 0 and
+			b['rx_copied_bytes'] == b['rx_bytes']" ;;
+	esac
+}
+
+t_nic_styles()
+{
+	local a style docs a0 a1 b0 b1
+
+	load_module
+	NIC_IPV6=0 nic_pair
+	a="ip netns exec $NS_A"
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5200 rx verify >/dev/null
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5201 rx verify >/dev/null
+	docs=$(mktemp)
+	for style in build legacy frags copybreak nocache; do
+		nic_style $style
+		# Quiet link: the previous run's last segments are in.
+		sleep 0.5
+		a0=$(nic_stats "$NS_A" ktn0)
+		b0=$(nic_stats "$NS_B" ktn1)
+		$a $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5200 bytes 4M flows 2 >>"$docs" ||
+			fail "$style: tcp run exit $?"
+		$a $KTGEN -j run udp_stream to $NIC_ADDR_B port 5201 msgs 2000 size 64 >>"$docs" ||
+			fail "$style: udp run exit $?"
+		sleep 0.5
+		b1=$(nic_stats "$NS_B" ktn1)
+		a1=$(nic_stats "$NS_A" ktn0)
+		nic_delta_check "$a0" "$a1" "$b0" "$b1" "$(nic_style_expr $style)" ||
+			fail "style $style: counters"
+		log "$style: ktn1 totals $(echo "$b1" | tr -d '\n' | head -c 150)..."
+	done
+	json_check_each "('tcp_stream' != d['test'] or $TCP_DONE) and
+			 ('udp_stream' != d['test'] or $UDP_DONE)" <"$docs" ||
+		fail "a run over the pair lost or corrupted payload"
+}
+case_add nic_styles t_nic_styles 300
+
+# Receive style and DMA mode flipped every 100 ms under TCP (IPv4, IPv6)
+# and UDP traffic: nothing lost, nothing corrupted, every style ran.
+t_nic_toggle()
+{
+	local a docs b0 b1 pid flags
+
+	load_module
+	nic_pair
+	a="ip netns exec $NS_A"
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5210 rx verify >/dev/null
+	ip netns exec "$NS_B" $KTGEN sink add tcp local fd79::2 port 5210 rx verify >/dev/null
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5211 rx verify >/dev/null
+	b0=$(nic_stats "$NS_B" ktn1)
+	(
+		while :; do
+			for flags in "legacy-rx on" "legacy-rx off rx-frags on" \
+				     "rx-frags off dma-nocache on" "dma-nocache off"; do
+				# shellcheck disable=SC2086
+				ip netns exec "$NS_B" ethtool --set-priv-flags ktn1 $flags
+				sleep 0.1
+			done
+		done
+	) &
+	pid=$!
+	docs=$(mktemp)
+	if ! $a $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5210 time "$(scaled 2)" flows 2 \
+		>>"$docs"; then
+		kill $pid
+		fail "tcp over IPv4 while toggling"
+	fi
+	if ! $a $KTGEN -j run tcp_stream to fd79::2 port 5210 time "$(scaled 2)" >>"$docs"; then
+		kill $pid
+		fail "tcp over IPv6 while toggling"
+	fi
+	if ! $a $KTGEN -j run udp_stream to $NIC_ADDR_B port 5211 time "$(scaled 1)" size 1000 \
+		>>"$docs"; then
+		kill $pid
+		fail "udp while toggling"
+	fi
+	kill $pid
+	wait $pid 2>/dev/null || true
+	b1=$(nic_stats "$NS_B" ktn1)
+	json_check_each "('tcp_stream' != d['test'] or $TCP_DONE) and
+			 ('udp_stream' != d['test'] or $UDP_DONE)" <"$docs" ||
+		fail "payload lost or corrupted while toggling"
+	nic_delta_check "$b0" "$b1" "$b0" "$b1" \
+		"b['rx_built'] > 0 and b['rx_split'] > 0 and b['rx_frags'] > 0 and b['rx_drops'] == 0" ||
+		fail "not every style ran"
+}
+case_add nic_toggle t_nic_toggle 300
+
+# Channels and rings changed on both ends while TCP runs: the carrier
+# drops and returns each time, the connection survives, every byte lands.
+t_nic_reset()
+{
+	local a docs c0 c1 pid
+
+	load_module
+	nic_pair
+	a="ip netns exec $NS_A"
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5220 rx verify >/dev/null
+	c0=$(ip netns exec "$NS_B" cat /sys/class/net/ktn1/carrier_changes)
+	docs=$(mktemp)
+	$a $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5220 time "$(scaled 4)" flows 2 >"$docs" &
+	pid=$!
+	sleep "$(scaled 1)"
+	ip netns exec "$NS_B" ethtool -L ktn1 combined 1
+	sleep 0.5
+	ip netns exec "$NS_B" ethtool -G ktn1 rx 128 tx 128
+	sleep 0.5
+	ip netns exec "$NS_A" ethtool -L ktn0 combined 1
+	wait $pid || fail "run across resets: exit $?"
+	json_check "$TCP_DONE" <"$docs" || fail "bytes lost across resets"
+	c1=$(ip netns exec "$NS_B" cat /sys/class/net/ktn1/carrier_changes)
+	[ $((c1 - c0)) -ge 6 ] || fail "carrier changed $((c1 - c0)) times, want >= 6 (three resets)"
+	nic_carrier "$NS_B" ktn1 || fail "no carrier after the resets"
+	ip netns exec "$NS_B" ethtool -l ktn1 | grep -A4 Current | grep -q 'Combined:[[:space:]]*1$' ||
+		fail "channels not 1"
+	ip netns exec "$NS_B" ethtool -g ktn1 | grep -A2 Current | grep -q 'RX:[[:space:]]*128$' ||
+		fail "rx ring not 128"
+	log "carrier changes across three resets: $((c1 - c0))"
+}
+case_add nic_reset t_nic_reset 180
+
+# tx_queue_counts NS: "tx0 tx1" packet counts of ktn0.
+tx_queue_counts()
+{
+	ip netns exec "$1" ethtool -S ktn0 |
+		awk '/^ *tx0_packets:/ { a = $2 } /^ *tx1_packets:/ { b = $2 } END { print a, b }'
+}
+
+# xps_run CPU: a UDP stream from a kthread on CPU; prints the packets it
+# put on tx queue 0 and 1.
+xps_run()
+{
+	local q0 q1 r0 r1
+
+	read -r q0 q1 <<<"$(tx_queue_counts "$NS_A")"
+	ip netns exec "$NS_A" $KTGEN run udp_stream to $NIC_ADDR_B port 5230 msgs 500 size 100 \
+		cpus "$1" >/dev/null || fail "udp run on cpu $1: exit $?"
+	read -r r0 r1 <<<"$(tx_queue_counts "$NS_A")"
+	echo $((r0 - q0)) $((r1 - q1))
+}
+
+# softirq_net_rx CPU: NET_RX softirqs served on CPU so far.
+softirq_net_rx()
+{
+	awk -v c=$(($1 + 2)) '$1 == "NET_RX:" { print $c }' /proc/softirqs
+}
+
+# XPS: a queue per CPU, then swapped; each run lands on its CPU's queue
+# only. Interrupt CPUs: receive processing follows irq-cpus.
+t_nic_xps()
+{
+	local q0 q1 x n0 n1 m0 m1
+
+	[ "$(nproc)" -ge 2 ] || skip "needs two CPUs"
+	load_module
+	NIC_IPV6=0 nic_pair
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5230 rx discard >/dev/null
+	xps_run 0 >/dev/null	# neighbour resolved
+	for x in "1 2" "2 1"; do
+		read -r q0 q1 <<<"$x"
+		ip netns exec "$NS_A" sh -c "echo $q0 >/sys/class/net/ktn0/queues/tx-0/xps_cpus &&
+			echo $q1 >/sys/class/net/ktn0/queues/tx-1/xps_cpus"
+		read -r n0 n1 <<<"$(xps_run 0)"
+		read -r m0 m1 <<<"$(xps_run 1)"
+		log "xps tx-0=$q0 tx-1=$q1: cpu 0 sent $n0/$n1 on queue 0/1, cpu 1 $m0/$m1"
+		if [ "$q0" = 1 ]; then
+			[ "$n0" -ge 500 ] && [ "$n1" = 0 ] && [ "$m0" = 0 ] && [ "$m1" -ge 500 ] ||
+				fail "xps: packets on the wrong queue"
+		else
+			[ "$n0" = 0 ] && [ "$n1" -ge 500 ] && [ "$m0" -ge 500 ] && [ "$m1" = 0 ] ||
+				fail "xps: packets on the wrong queue after the swap"
+		fi
+	done
+
+	# Every receive queue of ktn1 interrupts CPU $c: its NAPI runs there.
+	for c in 0 1; do
+		ip netns exec "$NS_B" $KTGEN nic set ktn1 irq-cpus $c
+		ip netns exec "$NS_A" $KTGEN nic set ktn0 irq-cpus $c
+		ip netns exec "$NS_B" $KTGEN -j nic show ktn1 |
+			json_check "d[0]['irq_cpus'] == [$c, $c]" || fail "irq-cpus not $c"
+		n0=$(softirq_net_rx 0)
+		n1=$(softirq_net_rx 1)
+		ip netns exec "$NS_A" $KTGEN run udp_stream to $NIC_ADDR_B port 5230 msgs 20000 \
+			size 100 cpus $((1 - c)) >/dev/null || fail "udp run: exit $?"
+		n0=$(($(softirq_net_rx 0) - n0))
+		n1=$(($(softirq_net_rx 1) - n1))
+		log "irq-cpus $c: NET_RX softirqs cpu0 +$n0 cpu1 +$n1"
+		if [ $c = 0 ]; then
+			[ "$n0" -gt $((n1 * 4)) ] || fail "receive did not follow irq-cpus 0"
+		else
+			[ "$n1" -gt $((n0 * 4)) ] || fail "receive did not follow irq-cpus 1"
+		fi
+	done
+}
+case_add nic_xps t_nic_xps 180
+
+# What ethtool and ip see, what they may not set, and the CLI's own view.
+t_nic_ethtool()
+{
+	local e
+
+	load_module
+	nic_pair
+	e="ip netns exec $NS_B"
+	$e ethtool -i ktn1 | grep -q '^driver: ktgen-nic$' || fail "ethtool -i: driver"
+	$e ethtool --show-priv-flags ktn1 | grep -q '^legacy-rx *: off' || fail "priv-flags"
+	must_refuse 'power of 2' $e ethtool -G ktn1 rx 100
+	must_refuse '[Ii]nvalid' $e ethtool --set-priv-flags ktn1 legacy-rx on rx-frags on
+	must_refuse '[Ii]nvalid' $e ethtool --set-tunable ktn1 rx-copybreak 5000
+	must_refuse 'mtu|MTU|[Ii]nvalid|range' $e ip link set ktn1 mtu 9000
+	$e ethtool --set-tunable ktn1 rx-copybreak 300
+	$e ethtool --get-tunable ktn1 rx-copybreak | grep -q 'rx-copybreak: 300' ||
+		fail "rx-copybreak did not read back"
+	$e ethtool -K ktn1 tx-nocache-copy on
+	$e ethtool -k ktn1 | grep -q '^tx-nocache-copy: on' || fail "tx-nocache-copy"
+	$e ethtool --set-priv-flags ktn1 rx-frags on
+	$e $KTGEN -j nic show | json_check "len(d) == 1 and d[0]['ifname'] == 'ktn1' and
+		d[0]['rx_style'] == 'frags' and d[0]['peer_ifindex'] > 0 and 'peer' not in d[0]" ||
+		fail "nic show"
+	$e $KTGEN nic show | grep -Eq '^ktn1 peer ifindex [0-9]+ \(another namespace\) up .*rx-style frags' ||
+		fail "nic show text: $($e $KTGEN nic show)"
+
+	expect_fail 1 'DMA engine CPU is not online' $KTGEN nic add ktx0 dma-cpu 999
+	expect_fail 1 'interrupt CPU is not online' $KTGEN nic add ktx0 irq-cpus 0,999
+	expect_fail 1 'File exists' $KTGEN nic add ktx0 peer lo
+	expect_fail 1 'not a ktgen-nic device' $KTGEN nic del lo
+	expect_fail 1 'no such device' $KTGEN nic del ktx9
+	ip link show ktx0 >/dev/null 2>&1 && fail "a refused add left ktx0 behind"
+	$KTGEN nic add ktx0 dma-cpu 0
+	$KTGEN nic show | grep -q '^ktx0 peer ktgn[0-9]* down .*dma-cpu 0' ||
+		fail "nic show: $($KTGEN nic show)"
+	$KTGEN nic set ktx0 dma-cpu 1 irq-cpus 1,0
+	$KTGEN -j nic show ktx0 | json_check "d[0]['dma_cpu'] == 1 and d[0]['irq_cpus'][:2] == [1, 0]" ||
+		fail "nic set did not take"
+	# iproute2 makes one too, peer named by the module.
+	ip link add ktx1 type ktgen-nic
+	[ "$(ip -d link show ktx1 | grep -c ktgen-nic)" = 1 ] || fail "ip link add"
+	$KTGEN nic del ktx0
+	ip link del ktx1
+	[ -z "$($KTGEN nic show)" ] || fail "devices left: $($KTGEN nic show)"
+}
+case_add nic_ethtool t_nic_ethtool 120
+
+# Unload with traffic on the pair, then a namespace removed under traffic:
+# the devices go, the kernel says nothing (run.sh checks).
+t_nic_unload()
+{
+	load_module
+	nic_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5240 rx verify >/dev/null
+	ip netns exec "$NS_A" $KTGEN run tcp_stream to $NIC_ADDR_B port 5240 time 60 detach \
+		>/dev/null || fail "detached run: exit $?"
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5241 rx verify >/dev/null
+	ip netns exec "$NS_A" $KTGEN run udp_stream to $NIC_ADDR_B port 5241 time 60 detach \
+		>/dev/null || fail "detached udp run: exit $?"
+	sleep "$(scaled 1)"
+	unload_module || fail "rmmod with traffic on the pair"
+	ip -n "$NS_A" link show ktn0 >/dev/null 2>&1 && fail "ktn0 outlived the module"
+	ip -n "$NS_B" link show ktn1 >/dev/null 2>&1 && fail "ktn1 outlived the module"
+
+	load_module
+	ip netns del "$NS_A"
+	ip netns del "$NS_B"
+	nic_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5240 rx verify >/dev/null
+	ip netns exec "$NS_A" $KTGEN run tcp_stream to $NIC_ADDR_B port 5240 time 60 detach \
+		>/dev/null || fail "detached run: exit $?"
+	sleep "$(scaled 1)"
+	ip netns del "$NS_B"
+	slowwait "$(scaled 5)" sh -c "! ip -n $NS_A link show ktn0 >/dev/null 2>&1" ||
+		fail "ktn0 outlived its peer's namespace"
+	ip netns exec "$NS_A" $KTGEN run stop all >/dev/null 2>&1 || true
+	unload_module
+}
+case_add nic_unload t_nic_unload 180
