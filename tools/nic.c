@@ -146,10 +146,6 @@ static int netns_fd(const char *name)
 	char path[256];
 	int fd;
 
-	if (strchr(name, '/')) {
-		usage_error("netns: a name under /run/netns, not '%s'", name);
-		return -1;
-	}
 	snprintf(path, sizeof(path), "/run/netns/%s", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -234,10 +230,13 @@ static int nic_add(int argc, char **argv)
 			continue;
 		} else if (!taken && !strcmp(argv[0], "peer") && valid_ifname(argv[1])) {
 			peer = argv[1];
-		} else if (!taken && !strcmp(argv[0], "netns")) {
-			ns = argv[1];
-		} else if (!taken && !strcmp(argv[0], "peer-netns")) {
-			peer_ns = argv[1];
+		} else if (!taken && (!strcmp(argv[0], "netns") ||
+				      !strcmp(argv[0], "peer-netns"))) {
+			if (!*argv[1] || strchr(argv[1], '/')) {
+				usage_error("%s: a name under /run/netns, not '%s'", argv[0], argv[1]);
+				return EXIT_USAGE;
+			}
+			*(argv[0][0] == 'n' ? &ns : &peer_ns) = argv[1];
 		} else {
 			usage_error("nic add: bad '%s %s'", argv[0], argv[1]);
 			return EXIT_USAGE;

@@ -81,6 +81,23 @@ t run_del_extra 2 "run del: unexpected '2'" run del 1 2
 t run_pct_range 2 "percentiles needs up to 16 percentiles like 50,90,99.9, not '50,101'" run tcp_rr to 10.0.0.1 port 1 percentiles 50,101
 t run_pct_many 2 'percentiles needs' run tcp_rr to 10.0.0.1 port 1 percentiles 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
 t run_pct_empty 2 'percentiles needs' run tcp_rr to 10.0.0.1 port 1 percentiles ,
+t nic_help 0 'ktgen nic add NAME \[peer PEER\]' nic help
+t nic_noargs 2 'Usage: ktgen nic add' nic
+t nic_unknown 2 "nic: unknown command 'frob'" nic frob
+t nic_add_noname 2 'nic add: NAME' nic add
+t nic_add_badname 2 'nic add: NAME' nic add a/b
+t nic_add_longname 2 'nic add: NAME' nic add abcdefghijklmnopq
+t nic_add_novalue 2 "nic add: 'peer' needs a value" nic add kn0 peer
+t nic_add_keyword 2 "nic add: bad 'mtu 9000'" nic add kn0 mtu 9000
+t nic_add_badcpu 2 "nic add: bad 'dma-cpu x'" nic add kn0 dma-cpu x
+t nic_add_irqcpus 2 "nic add: bad 'irq-cpus 1,,x'" nic add kn0 irq-cpus 1,,x
+t nic_add_irqmany 2 "nic add: bad 'irq-cpus" nic add kn0 irq-cpus 0,1,2,3,4,5,6,7,8
+t nic_add_netns 2 "netns: a name under /run/netns" nic add kn0 netns ../x
+t nic_add_peer_netns 2 "peer-netns: a name under" nic add kn0 peer-netns ''
+t nic_set_nothing 2 'nic set: nothing to set' nic set kn0
+t nic_set_peer 2 "nic set: bad 'peer kn1'" nic set kn0 peer kn1
+t nic_del_noname 2 'nic del: one device NAME' nic del
+t nic_show_extra 2 "nic show: unexpected 'x'" nic show kn0 x
 
 echo "KTAP version 1"
 echo "1..$n"
