@@ -280,32 +280,29 @@ static int ktg_src_iovecs(struct ktg_run *run, u64 off, u32 len, struct iovec *i
 	return n;
 }
 
-/* TCP user: what the stack copies in tcp_sendmsg() is user memory. */
-static int ktg_send_user(struct ktg_flow *f, u32 len)
+/*
+ * TCP stack and user: the stack copies in tcp_sendmsg(), from the source
+ * ring (a kvec) or, for tx user, from the requester's memory (an iovec).
+ */
+static int ktg_send_copied(struct ktg_flow *f, u32 len)
 {
-	struct iovec iov[KTG_SEND_CHUNK / PAGE_SIZE + 1];
+	union {
+		struct kvec	k[KTG_SEND_CHUNK / PAGE_SIZE + 1];
+		struct iovec	u[KTG_SEND_CHUNK / PAGE_SIZE + 1];
+	} iov;
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
 	int n;
 
 	len = min_t(u32, len, KTG_SEND_CHUNK);
 	if (f->msg_left > len)
 		msg.msg_flags |= MSG_MORE;
-	n = ktg_src_iovecs(f->run, f->off, len, iov);
-	iov_iter_init(&msg.msg_iter, ITER_SOURCE, iov, n, len);
-	return sock_sendmsg(f->sock, &msg);
-}
-
-static int ktg_send_stack(struct ktg_flow *f, u32 len)
-{
-	struct kvec iov[KTG_SEND_CHUNK / PAGE_SIZE + 1];
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
-	int n;
-
-	len = min_t(u32, len, KTG_SEND_CHUNK);
-	if (f->msg_left > len)
-		msg.msg_flags |= MSG_MORE;
-	n = ktg_src_kvecs(f->run, f->off, len, iov);
-	return kernel_sendmsg(f->sock, &msg, iov, n, len);
+	if (f->run->p.tx_mode == KTGEN_TX_MODE_USER) {
+		n = ktg_src_iovecs(f->run, f->off, len, iov.u);
+		iov_iter_init(&msg.msg_iter, ITER_SOURCE, iov.u, n, len);
+		return sock_sendmsg(f->sock, &msg);
+	}
+	n = ktg_src_kvecs(f->run, f->off, len, iov.k);
+	return kernel_sendmsg(f->sock, &msg, iov.k, n, len);
 }
 
 /* A staging page the stack no longer holds, or NULL when all are in flight. */
@@ -424,6 +421,23 @@ static int ktg_send_dgram(struct ktg_flow *f, u32 len, u32 magic, u64 seq)
 	return kernel_sendmsg(f->sock, &msg, iov, n, len);
 }
 
+/* The datagram's ktgen header (@hlen bytes: the header or 0) corked with
+ * MSG_MORE for the payload to follow: @hlen, or -errno.
+ */
+static int ktg_dgram_cork_head(struct ktg_flow *f, u32 hlen)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_MORE };
+	struct ktg_dgram h;
+	struct kvec hv = { .iov_base = &h, .iov_len = hlen };
+	int ret;
+
+	if (!hlen)
+		return 0;
+	ktg_dgram_head(f, &h, KTG_MAGIC_DATA, f->seq);
+	ret = kernel_sendmsg(f->sock, &msg, &hv, 1, hlen);
+	return ret < 0 ? ret : hlen;
+}
+
 /*
  * UDP user: the header corked (MSG_MORE), then the payload from user
  * memory, which pushes the datagram. A failed payload send has made the
@@ -432,21 +446,14 @@ static int ktg_send_dgram(struct ktg_flow *f, u32 len, u32 magic, u64 seq)
 static int ktg_send_dgram_user(struct ktg_flow *f, u32 len)
 {
 	struct iovec iov[KTG_DGRAM_PAGES];
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_MORE };
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
 	u32 hlen = len >= sizeof(struct ktg_dgram) ? sizeof(struct ktg_dgram) : 0;
 	u32 plen = len - hlen;
 	int n, ret;
 
-	if (hlen) {
-		struct ktg_dgram h;
-		struct kvec hv = { .iov_base = &h, .iov_len = hlen };
-
-		ktg_dgram_head(f, &h, KTG_MAGIC_DATA, f->seq);
-		ret = kernel_sendmsg(f->sock, &msg, &hv, 1, hlen);
-		if (ret < 0)
-			return ret;
-	}
-	msg.msg_flags = MSG_DONTWAIT;
+	ret = ktg_dgram_cork_head(f, hlen);
+	if (ret < 0)
+		return ret;
 	n = ktg_src_iovecs(f->run, f->seq * plen, plen, iov);
 	iov_iter_init(&msg.msg_iter, ITER_SOURCE, iov, n, plen);
 	ret = sock_sendmsg(f->sock, &msg);
@@ -467,7 +474,7 @@ static int ktg_send_dgram_pages(struct ktg_flow *f, u32 len)
 {
 	struct kvec iov[KTG_DGRAM_PAGES];
 	struct page *pages[KTG_DGRAM_PAGES];
-	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_MORE };
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
 	struct ktg_run *run = f->run;
 	bool staged = run->p.tx_mode != KTGEN_TX_MODE_ZEROCOPY;
 	u32 hlen = len >= sizeof(struct ktg_dgram) ? sizeof(struct ktg_dgram) : 0;
@@ -496,15 +503,9 @@ static int ktg_send_dgram_pages(struct ktg_flow *f, u32 len)
 	if (n && run->p.tx_mode == KTGEN_TX_MODE_NOCACHE)
 		ktg_copy_fence();
 
-	if (hlen) {
-		struct ktg_dgram h;
-		struct kvec hv = { .iov_base = &h, .iov_len = hlen };
-
-		ktg_dgram_head(f, &h, KTG_MAGIC_DATA, f->seq);
-		ret = kernel_sendmsg(f->sock, &msg, &hv, 1, hlen);
-		if (ret < 0)
-			goto out;
-	}
+	ret = ktg_dgram_cork_head(f, hlen);
+	if (ret < 0)
+		goto out;
 	for (i = 0; i < n; i++) {
 		ret = ktg_send_page(f->sock, pages[i], offset_in_page(iov[i].iov_base),
 				    iov[i].iov_len, MSG_DONTWAIT | MSG_MORE);
@@ -516,7 +517,6 @@ static int ktg_send_dgram_pages(struct ktg_flow *f, u32 len)
 		else
 			atomic_inc(&run->splice_copied);
 	}
-	msg.msg_flags = MSG_DONTWAIT;
 	ret = kernel_sendmsg(f->sock, &msg, NULL, 0, 0);
 	if (ret >= 0)
 		ret = len;
@@ -701,10 +701,8 @@ static int ktg_flow_send_one(struct ktg_flow *f)
 		}
 		return ret;
 	}
-	if (run->p.tx_mode == KTGEN_TX_MODE_STACK)
-		ret = ktg_send_stack(f, f->msg_left);
-	else if (run->p.tx_mode == KTGEN_TX_MODE_USER)
-		ret = ktg_send_user(f, f->msg_left);
+	if (run->p.tx_mode == KTGEN_TX_MODE_STACK || run->p.tx_mode == KTGEN_TX_MODE_USER)
+		ret = ktg_send_copied(f, f->msg_left);
 	else
 		ret = ktg_send_pages(f, f->msg_left);
 	if (ret > 0) {
@@ -789,10 +787,7 @@ static int ktg_rr_tcp(struct ktg_flow *f)
 		f->msg_left = len;
 		f->t_sent = ktime_get();
 	}
-	if (run->p.tx_mode == KTGEN_TX_MODE_USER)
-		ret = ktg_send_user(f, f->msg_left);
-	else
-		ret = ktg_send_stack(f, f->msg_left);
+	ret = ktg_send_copied(f, f->msg_left);
 	if (ret <= 0)
 		return ret;
 	f->off += ret;
