@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm-run.sh [-k KERNEL_ENV] [-m MEM] [-c CPUS] [-t SECS] [-o OUTDIR] -- CMD...
+# vm-run.sh [-k KERNEL_ENV] [-m MEM] [-c CPUS] [-t SECS] [-o OUTDIR] [-i SHIFT] -- CMD...
 #
 # Boot a Debian kernel under QEMU/TCG with the host's root file system (over
 # 9p, read-only, with a tmpfs overlay so the guest can write anywhere) and
@@ -9,20 +9,25 @@
 # at /lib/modules/KVER (writable overlay: tests may install into it), OUTDIR
 # is writable at /mnt/out. No network leaves the guest (-nic none).
 #
+# -i SHIFT: QEMU's -icount shift=SHIFT,sleep=off: guest time follows the
+# instructions executed (2^SHIFT ns each), so a rate is a cost in
+# instructions, free of host noise; one vCPU (two do not boot that way).
+#
 # The console goes to OUTDIR/console.log and stdout. Exit status: CMD's, or
 # 124 on timeout, 125 when the guest died before CMD finished.
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
-kenv= mem=1536 cpus=2 secs=600 out=
-while getopts "k:m:c:t:o:" o; do
+kenv= mem=1536 cpus=2 secs=600 out= icount=()
+while getopts "k:m:c:t:o:i:" o; do
 	case $o in
 	k) kenv=$OPTARG ;;
 	m) mem=$OPTARG ;;
 	c) cpus=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	o) out=$OPTARG ;;
+	i) icount=(-icount "shift=$OPTARG,sleep=off") cpus=1 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -89,7 +94,7 @@ fi
 console=$out/console.log
 set +e
 timeout --foreground -k 10 "$secs" qemu-system-x86_64 \
-	-M q35 -cpu max -smp "$cpus" -m "$mem" -nic none \
+	-M q35 -cpu max -smp "$cpus" -m "$mem" -nic none "${icount[@]}" \
 	-nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$VMLINUZ" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 ktgvm.init=$here/vm-guest.sh ktgvm.kver=$KVER" \
