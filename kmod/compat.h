@@ -40,6 +40,18 @@ static inline bool ktg_req_attr_missing(struct genl_info *info, int attr)
 #endif
 }
 
+/* A dump request's parsed attributes: genl_dumpit_info's own before 6.2,
+ * its genl_info's since.
+ */
+static inline struct nlattr **ktg_dump_attrs(struct netlink_callback *cb)
+{
+#ifdef KTG_HAVE_GENL_DUMPIT_INFO_ATTRS
+	return genl_dumpit_info(cb)->attrs;
+#else
+	return genl_dumpit_info(cb)->info.attrs;
+#endif
+}
+
 /* Dequeue one UDP datagram; @flags carries MSG_DONTWAIT. */
 static inline struct sk_buff *ktg_skb_recv_udp(struct sock *sk, unsigned int flags,
 					       int *err)

@@ -233,6 +233,8 @@ void ktg_runs_destroy_all(struct ktg_net *kn);
 void ktg_nl_notify_run_done(struct ktg_run *run);
 void ktg_nl_notify_run_interval(struct ktg_run *run);
 int ktg_run_fill_interval(struct sk_buff *msg, struct ktg_run *run);
+int ktg_run_fill_flow(struct sk_buff *msg, struct ktg_run *run, u32 i);
+u32 ktg_run_flows(const struct ktg_run *run);
 
 /* CPU accounting (cpu.c): every online CPU over a run's measured window,
  * by cycle counters where the CPU has a PMU, else by busy time.

@@ -97,6 +97,10 @@ static const struct nla_policy ktg_sink_policy[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_USER_LEN]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_user_len_range),
 };
 
+static const struct nla_policy ktg_flow_policy[KTGEN_A_FLOW_MAX + 1] = {
+	[KTGEN_A_FLOW_RUN_ID]		= { .type = NLA_U32 },
+};
+
 static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_ID]		= { .type = NLA_U32 },
 	[KTGEN_A_RUN_TEST]		= NLA_POLICY_MAX(NLA_U32, KTGEN_TEST_TCP_CRR),
@@ -842,6 +846,46 @@ static int ktg_nl_run_get_dumpit(struct sk_buff *skb, struct netlink_callback *c
 	return err == -EMSGSIZE && skb->len ? skb->len : err;
 }
 
+/* The flows of one run, a message each, resumed from cb->args[0]. */
+static int ktg_nl_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct ktg_net *kn = ktg_pernet(sock_net(skb->sk));
+	struct nlattr *id = ktg_dump_attrs(cb)[KTGEN_A_FLOW_RUN_ID];
+	struct ktg_run *run;
+	u32 i = cb->args[0];
+	int err = 0;
+	void *hdr;
+
+	if (!id) {
+		NL_SET_ERR_MSG(cb->extack, "missing attribute run-id: which run's flows");
+		return -EINVAL;
+	}
+	mutex_lock(&kn->lock);
+	run = ktg_run_find(kn, nla_get_u32(id));
+	if (!run) {
+		/* A dump's error carries no attribute offset: name it. */
+		NL_SET_ERR_MSG_ATTR(cb->extack, id, "run-id: no such run");
+		err = -ENOENT;
+		goto out;
+	}
+	for (; i < ktg_run_flows(run); i++) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  &ktg_nl_family, NLM_F_MULTI, KTGEN_CMD_FLOW_GET);
+		if (!hdr)
+			break;
+		if (ktg_run_fill_flow(skb, run, i)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	cb->args[0] = i;
+	err = skb->len;
+out:
+	mutex_unlock(&kn->lock);
+	return err;
+}
+
 static int ktg_nl_run_stop_del(struct genl_info *info, bool del)
 {
 	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
@@ -951,6 +995,12 @@ static const struct genl_ops ktg_nl_ops[] = {
 		.policy	= ktg_run_policy,
 		.maxattr = KTGEN_A_RUN_MAX,
 		.flags	= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd	= KTGEN_CMD_FLOW_GET,
+		.dumpit	= ktg_nl_flow_get_dumpit,
+		.policy	= ktg_flow_policy,
+		.maxattr = KTGEN_A_FLOW_MAX,
 	},
 };
 

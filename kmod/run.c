@@ -704,6 +704,35 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	return 0;
 }
 
+u32 ktg_run_flows(const struct ktg_run *run)
+{
+	return run->p.flows;
+}
+
+/* Flow @i of @run (a flow-get dump message). TCP's acknowledged bytes
+ * and tcp_info figures are the drain's, so they come once the run ended.
+ */
+int ktg_run_fill_flow(struct sk_buff *msg, struct ktg_run *run, u32 i)
+{
+	struct ktg_flow *f = &run->flows[i];
+	bool tcp_end = run->finished && (run->p.test == KTGEN_TEST_TCP_STREAM ||
+					 run->p.test == KTGEN_TEST_TCP_RR);
+
+	if (nla_put_u32(msg, KTGEN_A_FLOW_RUN_ID, run->id) ||
+	    nla_put_u32(msg, KTGEN_A_FLOW_ID, i) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_FLOW_BYTES, READ_ONCE(f->bytes), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_FLOW_MSGS, READ_ONCE(f->msgs), 0) ||
+	    (tcp_end && nla_put_u64_64bit(msg, KTGEN_A_FLOW_ACKED, f->acked, 0)) ||
+	    (tcp_end && f->has_info &&
+	     (nla_put_u32(msg, KTGEN_A_FLOW_RETRANS, f->retrans) ||
+	      nla_put_u32(msg, KTGEN_A_FLOW_SRTT_US, f->srtt_us) ||
+	      nla_put_u32(msg, KTGEN_A_FLOW_CWND, f->cwnd))) ||
+	    (run->p.test == KTGEN_TEST_UDP_RR &&
+	     nla_put_u64_64bit(msg, KTGEN_A_FLOW_TIMEOUTS, READ_ONCE(f->timeouts), 0)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* A run-interval notification: progress so far, counters cumulative. */
 int ktg_run_fill_interval(struct sk_buff *msg, struct ktg_run *run)
 {

@@ -117,12 +117,25 @@ static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_BURST]		= "burst",
 };
 
+static const char * const flow_names[KTGEN_A_FLOW_MAX + 1] = {
+	[KTGEN_A_FLOW_RUN_ID]		= "run-id",
+	[KTGEN_A_FLOW_ID]		= "id",
+	[KTGEN_A_FLOW_BYTES]		= "bytes",
+	[KTGEN_A_FLOW_MSGS]		= "msgs",
+	[KTGEN_A_FLOW_ACKED]		= "acked",
+	[KTGEN_A_FLOW_RETRANS]		= "retrans",
+	[KTGEN_A_FLOW_SRTT_US]		= "srtt-us",
+	[KTGEN_A_FLOW_CWND]		= "cwnd",
+	[KTGEN_A_FLOW_TIMEOUTS]		= "timeouts",
+};
+
 const struct attr_set ktg_info_attrs = { "info", info_names, KTGEN_A_INFO_MAX };
 const struct attr_set ktg_config_attrs = { "config", config_names, KTGEN_A_CONFIG_MAX };
 const struct attr_set ktg_rx_stats_attrs = { "rx-stats", rx_stats_names, KTGEN_A_RX_STATS_MAX };
 const struct attr_set ktg_tx_stats_attrs = { "tx-stats", tx_stats_names, KTGEN_A_TX_STATS_MAX };
 const struct attr_set ktg_sink_attrs = { "sink", sink_names, KTGEN_A_SINK_MAX };
 const struct attr_set ktg_run_attrs = { "run", run_names, KTGEN_A_RUN_MAX };
+const struct attr_set ktg_flow_attrs = { "flow", flow_names, KTGEN_A_FLOW_MAX };
 
 const char *attr_name(const struct attr_set *set, unsigned int type,
 		      char *buf, size_t len)

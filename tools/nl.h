@@ -79,5 +79,6 @@ extern const struct attr_set ktg_rx_stats_attrs;
 extern const struct attr_set ktg_tx_stats_attrs;
 extern const struct attr_set ktg_sink_attrs;
 extern const struct attr_set ktg_run_attrs;
+extern const struct attr_set ktg_flow_attrs;
 
 #endif /* KTGEN_NL_H */

@@ -192,6 +192,15 @@ struct run_interval {
 };
 
 /* Waiting for a run's end. */
+/* One flow's counters (a flow-get message); absent figures are 0. */
+struct flow_stat {
+	uint64_t	bytes;
+	uint64_t	msgs;
+	const char	*key[5];
+	uint64_t	val[5];
+	unsigned int	n;
+};
+
 struct run_wait {
 	uint32_t		id;
 	bool			done;
@@ -203,6 +212,9 @@ struct run_wait {
 	struct ctr_set		before;		/* counters at the start */
 	struct ctr_set		delta;		/* and their change at the end */
 	bool			rr;		/* tcp_rr, udp_rr: intervals in trans/s */
+	struct nlmsghdr		*final;		/* the result, printed after the wait */
+	struct flow_stat	*flows;		/* each flow's, read at the end */
+	size_t			nflows;
 };
 
 static uint32_t get_u32(const struct nlattr *a, uint32_t def)
@@ -553,6 +565,44 @@ static void print_run_latency(const struct nlattr **tb, uint64_t ns)
 	print_text("%s\n", tb[KTGEN_A_RUN_RATE] ? "  (open loop: from each request's slot)" : "");
 }
 
+/* Each flow in JSON; in text, how evenly the flows shared the bytes. */
+static void print_flows(const struct run_wait *w)
+{
+	double sum = 0, sq = 0, min = 0, max = 0;
+	size_t i;
+	unsigned int k;
+
+	for (i = 0; i < w->nflows; i++) {
+		double b = w->flows[i].bytes;
+
+		sum += b;
+		sq += b * b;
+		min = i && min < b ? min : b;
+		max = max > b ? max : b;
+	}
+	if (print_is_json()) {
+		print_open_array("per_flow");
+		for (i = 0; i < w->nflows; i++) {
+			const struct flow_stat *f = &w->flows[i];
+
+			print_open_object(NULL);
+			print_u64(PRINT_JSON, "id", NULL, i);
+			print_u64(PRINT_JSON, "bytes", NULL, f->bytes);
+			print_u64(PRINT_JSON, "msgs", NULL, f->msgs);
+			for (k = 0; k < f->n; k++)
+				print_u64(PRINT_JSON, f->key[k], NULL, f->val[k]);
+			print_close_object();
+		}
+		print_close_array();
+		/* Jain's index: 1 when every flow sent the same, 1/n when one did. */
+		print_double(PRINT_JSON, "fairness", NULL, sq ? sum * sum / (w->nflows * sq) : 0);
+		return;
+	}
+	if (w->nflows > 1)
+		print_text("  flows: %zu, bytes min %.0f max %.0f, fairness (Jain) %.3f\n",
+			   w->nflows, min, max, sq ? sum * sum / (w->nflows * sq) : 0);
+}
+
 /* One run, from a run-get reply or a run-done notification. */
 static void print_run(const struct nlattr **tb, const struct run_wait *w)
 {
@@ -574,6 +624,8 @@ static void print_run(const struct nlattr **tb, const struct run_wait *w)
 		print_run_window(tb[KTGEN_A_RUN_WINDOW]);
 	if (tb[KTGEN_A_RUN_CPU_RUN])
 		print_run_cpu(tb, ns);
+	if (w && w->nflows)
+		print_flows(w);
 	if (w && w->delta.n)
 		counters_print(&w->delta);
 	if (w && print_is_json())
@@ -643,7 +695,13 @@ static int run_wait_msg(const struct nlmsghdr *nlh, struct run_wait *w, bool ntf
 		return MNL_CB_OK;
 	counters_read(&w->delta);
 	counters_delta(&w->delta, &w->before);
-	print_run(tb, w);
+	/* Printed once the flows are read: not from inside this callback,
+	 * which may be a reply on the request socket.
+	 */
+	w->final = malloc(nlh->nlmsg_len);
+	if (!w->final)
+		return MNL_CB_ERROR;
+	memcpy(w->final, nlh, nlh->nlmsg_len);
 	w->state = state;
 	w->done = true;
 	return MNL_CB_STOP;
@@ -1171,6 +1229,73 @@ static int run_detached(struct nl_ctx *ctx, const struct run_args *a)
  * events group is joined first, so the run-done notification cannot be
  * missed, and the signals are blocked but while waiting, so none is lost.
  */
+static const enum mnl_attr_data_type flow_types[KTGEN_A_FLOW_MAX + 1] = {
+	[KTGEN_A_FLOW_RUN_ID]	= MNL_TYPE_U32,
+	[KTGEN_A_FLOW_ID]	= MNL_TYPE_U32,
+	[KTGEN_A_FLOW_BYTES]	= MNL_TYPE_U64,
+	[KTGEN_A_FLOW_MSGS]	= MNL_TYPE_U64,
+	[KTGEN_A_FLOW_ACKED]	= MNL_TYPE_U64,
+	[KTGEN_A_FLOW_RETRANS]	= MNL_TYPE_U32,
+	[KTGEN_A_FLOW_SRTT_US]	= MNL_TYPE_U32,
+	[KTGEN_A_FLOW_CWND]	= MNL_TYPE_U32,
+	[KTGEN_A_FLOW_TIMEOUTS]	= MNL_TYPE_U64,
+};
+
+static int flow_cb(const struct nlmsghdr *nlh, void *data)
+{
+	static const struct {
+		unsigned int	type;
+		const char	*key;
+	} opt[] = {
+		{ KTGEN_A_FLOW_ACKED,		"acked" },
+		{ KTGEN_A_FLOW_RETRANS,		"retrans" },
+		{ KTGEN_A_FLOW_SRTT_US,		"srtt_us" },
+		{ KTGEN_A_FLOW_CWND,		"cwnd" },
+		{ KTGEN_A_FLOW_TIMEOUTS,	"timeouts" },
+	};
+	const struct nlattr *tb[KTGEN_A_FLOW_MAX + 1];
+	struct run_wait *w = data;
+	struct flow_stat *f;
+	uint32_t id;
+	size_t i;
+
+	nl_parse(nlh, flow_types, KTGEN_A_FLOW_MAX, tb);
+	if (!tb[KTGEN_A_FLOW_ID] || !tb[KTGEN_A_FLOW_BYTES] || !tb[KTGEN_A_FLOW_MSGS])
+		return MNL_CB_OK;
+	/* One message per flow, in order of id. */
+	id = mnl_attr_get_u32(tb[KTGEN_A_FLOW_ID]);
+	if (id != w->nflows)
+		return MNL_CB_OK;
+	f = realloc(w->flows, (w->nflows + 1) * sizeof(*f));
+	if (!f)
+		return MNL_CB_ERROR;
+	w->flows = f;
+	f = &w->flows[w->nflows++];
+	memset(f, 0, sizeof(*f));
+	f->bytes = mnl_attr_get_u64(tb[KTGEN_A_FLOW_BYTES]);
+	f->msgs = mnl_attr_get_u64(tb[KTGEN_A_FLOW_MSGS]);
+	for (i = 0; i < ARRAY_SIZE(opt); i++) {
+		const struct nlattr *a = tb[opt[i].type];
+
+		if (!a)
+			continue;
+		f->key[f->n] = opt[i].key;
+		f->val[f->n++] = flow_types[opt[i].type] == MNL_TYPE_U64 ?
+				 mnl_attr_get_u64(a) : mnl_attr_get_u32(a);
+	}
+	return MNL_CB_OK;
+}
+
+/* The run's flows into @w; a module without flow-get leaves none. */
+static void flows_get(struct nl_ctx *ctx, struct run_wait *w)
+{
+	struct nlmsghdr *nlh = nl_msg_start(ctx, KTGEN_CMD_FLOW_GET, NLM_F_DUMP);
+
+	mnl_attr_put_u32(nlh, KTGEN_A_FLOW_RUN_ID, w->id);
+	if (nl_request(ctx, nlh, &ktg_flow_attrs, flow_cb, w))
+		w->nflows = 0;
+}
+
 static int run_attached(struct nl_ctx *ctx, const struct run_args *a)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -1199,6 +1324,15 @@ static int run_attached(struct nl_ctx *ctx, const struct run_args *a)
 	if (!err)
 		err = run_wait(ctx, &w, &waitmask);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	if (!err && w.final) {
+		const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
+
+		flows_get(ctx, &w);
+		parse_run(w.final, tb);
+		print_run(tb, &w);
+	}
+	free(w.final);
+	free(w.flows);
 	free(w.iv);
 	env_free(&w.env);
 	counters_free(&w.before);

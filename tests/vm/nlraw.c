@@ -5,7 +5,8 @@
  *
  *   nlraw COMMAND [TYPE:KIND:VALUE]...
  *
- * COMMAND is get-info, get-config, set-config, sink-new, run-new or a number; KIND is u8, u16,
+ * COMMAND is get-info, get-config, set-config, sink-new, run-new, flow-get
+ * (a dump) or a number; KIND is u8, u16,
  * u32, u64, str or hex (raw bytes). Exit 0 when the kernel accepted the
  * request, 1 when it refused (the reason is on stderr), 2 on usage errors.
  */
@@ -25,12 +26,14 @@ static const struct {
 	const char		*name;
 	uint8_t			cmd;
 	const struct attr_set	*set;
+	uint16_t		flags;
 } cmds[] = {
 	{ "get-info",	KTGEN_CMD_GET_INFO,	&ktg_info_attrs },
 	{ "get-config",	KTGEN_CMD_GET_CONFIG,	&ktg_config_attrs },
 	{ "set-config",	KTGEN_CMD_SET_CONFIG,	&ktg_config_attrs },
 	{ "sink-new",	KTGEN_CMD_SINK_NEW,	&ktg_sink_attrs },
 	{ "run-new",	KTGEN_CMD_RUN_NEW,	&ktg_run_attrs },
+	{ "flow-get",	KTGEN_CMD_FLOW_GET,	&ktg_flow_attrs,	NLM_F_DUMP },
 };
 
 int main(int argc, char **argv)
@@ -39,6 +42,7 @@ int main(int argc, char **argv)
 	struct nlmsghdr *nlh;
 	struct nl_ctx ctx;
 	uint64_t cmd = 0;
+	uint16_t flags = 0;
 	unsigned int i;
 	int err;
 
@@ -50,6 +54,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], cmds[i].name)) {
 			cmd = cmds[i].cmd;
 			set = cmds[i].set;
+			flags = cmds[i].flags;
 		}
 	if (!set && (parse_u64(argv[1], &cmd) || cmd > 255)) {
 		fprintf(stderr, "nlraw: bad command %s\n", argv[1]);
@@ -57,7 +62,7 @@ int main(int argc, char **argv)
 	}
 	if (nl_open(&ctx))
 		return EXIT_FAIL;
-	nlh = nl_msg_start(&ctx, cmd, 0);
+	nlh = nl_msg_start(&ctx, cmd, flags);
 	for (i = 2; i < (unsigned int)argc; i++) {
 		if (attrspec_put(nlh, argv[i])) {
 			fprintf(stderr, "nlraw: bad attribute %s\n", argv[i]);

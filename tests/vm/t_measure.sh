@@ -136,12 +136,51 @@ t_tcp_info()
 	echo "$out" | json_check "d['state'] == 'done' and d['tx']['acked'] == 4 << 20 and
 		d['tx']['retrans'] > 0 and d['tx']['retrans'] == $((after - before))" ||
 		fail "retransmits disagree with the namespace's RetransSegs"
+	# Each flow's share: the sums are the run's totals, exactly.
+	echo "$out" | json_check "len(d['per_flow']) == 2 and
+		[f['id'] for f in d['per_flow']] == [0, 1] and
+		sum(f['bytes'] for f in d['per_flow']) == d['tx']['bytes'] and
+		sum(f['acked'] for f in d['per_flow']) == d['tx']['acked'] and
+		sum(f['retrans'] for f in d['per_flow']) == d['tx']['retrans'] and
+		all(f['srtt_us'] > 0 for f in d['per_flow'])" ||
+		fail "per-flow counts do not add up to the run's"
 	# netem's losses are its drops: as tc reads them.
 	echo "$out" | json_check "d['counters']['devices']['ktg0']['qdisc']['drops'] > 0 and
 		d['counters']['devices']['ktg0']['qdisc']['drops'] == $((qd1 - qd0))" ||
 		fail "qdisc drops disagree with tc"
 }
 case_add tcp_info t_tcp_info 180
+
+# Per-flow results: TCP and UDP flows add up to the totals, fairness is
+# Jain's index of their bytes, the text says it, a bad request is refused.
+t_per_flow()
+{
+	local out
+
+	load_module
+	veth_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5504 rx discard >/dev/null
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5505 rx discard >/dev/null
+	out=$(ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 5504 bytes 4M flows 4)
+	echo "$out" | json_check "len(d['per_flow']) == 4 and
+		sum(f['bytes'] for f in d['per_flow']) == d['tx']['bytes'] == 4 << 20 and
+		sum(f['msgs'] for f in d['per_flow']) == d['tx']['msgs'] and
+		sum(f['acked'] for f in d['per_flow']) == d['tx']['acked'] and
+		abs(d['fairness'] - sum(f['bytes'] for f in d['per_flow']) ** 2 /
+		    (4 * sum(f['bytes'] ** 2 for f in d['per_flow']))) < 1e-6" ||
+		fail "tcp per-flow"
+	out=$(ip netns exec "$NS_A" $KTGEN -j run udp_stream to 10.77.0.2 port 5505 msgs 3000 flows 3)
+	echo "$out" | json_check "len(d['per_flow']) == 3 and
+		sum(f['msgs'] for f in d['per_flow']) == d['tx']['msgs'] and
+		sum(f['bytes'] for f in d['per_flow']) == d['tx']['bytes'] and
+		all('acked' not in f for f in d['per_flow'])" || fail "udp per-flow"
+	ip netns exec "$NS_A" $KTGEN run tcp_stream to 10.77.0.2 port 5504 bytes 1M flows 2 |
+		grep -Eq '^  flows: 2, bytes min [0-9]+ max [0-9]+, fairness \(Jain\) [01]\.[0-9]{3}$' ||
+		fail "no fairness line in text"
+	expect_fail 1 'missing attribute run-id' "$KTGEN_NLRAW" flow-get
+	expect_fail 1 'run-id: no such run' "$KTGEN_NLRAW" flow-get 1:u32:999
+}
+case_add per_flow t_per_flow 120
 
 # Counters read around a run: over the veth, the device's packet count and
 # the stack's UDP datagrams as the test reads them itself around the
