@@ -66,7 +66,7 @@ static void ktg_crr_close(struct ktg_flow *f)
 	if (!f->sock)
 		return;
 	ktg_sock_unwatch(&f->watch);
-	sock_release(f->sock);
+	ktg_sock_release(f->sock);
 	f->sock = NULL;
 }
 
@@ -179,7 +179,7 @@ void ktg_flow_close(struct ktg_flow *f)
 	if (f->sock) {
 		ktg_sock_unwatch(&f->watch);
 		kernel_sock_shutdown(f->sock, SHUT_RDWR);
-		sock_release(f->sock);
+		ktg_sock_release(f->sock);
 		f->sock = NULL;
 	}
 	ktg_pages_free(&f->stage);

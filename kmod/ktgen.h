@@ -36,6 +36,7 @@ struct ktg_net {
 	struct list_head	runs;
 	u32			next_sink_id;
 	u32			next_run_id;
+	bool			exiting;	/* pre_exit began: close abortively */
 };
 
 /* Work that may outlive a request: run completion. Flushed at unload. */
@@ -114,6 +115,7 @@ void ktg_sock_watch(struct ktg_sock_watch *sw, struct socket *sock,
 void ktg_sock_unwatch(struct ktg_sock_watch *sw);
 
 struct ktg_net *ktg_pernet(const struct net *net);
+void ktg_sock_release(struct socket *sock);
 int ktg_pernet_init(void);
 void ktg_pernet_exit(void);
 

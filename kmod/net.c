@@ -3,6 +3,7 @@
  * Per network namespace state.
  */
 #include <net/netns/generic.h>
+#include <net/sock.h>
 
 #include "ktgen.h"
 
@@ -24,6 +25,20 @@ static int __net_init ktg_net_init(struct net *net)
 	return 0;
 }
 
+/*
+ * Release a module socket. In a namespace on its way out the close is
+ * abortive (linger 0: a reset, no state left behind): a kernel socket does
+ * not pin its namespace, and an orderly close would leave the connection
+ * retransmitting its FIN from timers that outlive the namespace (a
+ * use-after-free of the net, seen when a peer's namespace went first).
+ */
+void ktg_sock_release(struct socket *sock)
+{
+	if (READ_ONCE(ktg_pernet(sock_net(sock->sk))->exiting))
+		sock_no_linger(sock->sk);
+	sock_release(sock);
+}
+
 /* Kernel sockets do not pin their namespace: runs and sinks go before it
  * does (and before the module, which unregisters this on unload).
  */
@@ -31,6 +46,7 @@ static void __net_exit ktg_net_pre_exit(struct net *net)
 {
 	struct ktg_net *kn = ktg_pernet(net);
 
+	WRITE_ONCE(kn->exiting, true);
 	ktg_runs_destroy_all(kn);
 	mutex_lock(&kn->lock);
 	ktg_sinks_destroy_all(kn);

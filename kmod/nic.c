@@ -35,6 +35,7 @@
 #include <linux/kthread.h>
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
+#include <linux/sched/task.h>
 #include <linux/skbuff.h>
 #include <linux/smp.h>
 #include <linux/u64_stats_sync.h>
@@ -228,13 +229,13 @@ static bool ktg_nic_rq_posted(struct ktg_nic_rq *rq)
 	return rq->next_to_fill != smp_load_acquire(&rq->next_to_use);
 }
 
-static void ktg_nic_refill(struct ktg_nic_rq *rq)
+static void ktg_nic_refill(struct ktg_nic_rq *rq, gfp_t gfp)
 {
 	u32 use = rq->next_to_use;
 	struct page *page;
 
 	while (use - rq->next_to_clean <= rq->mask) {
-		page = page_pool_dev_alloc_pages(rq->pool);
+		page = page_pool_alloc_pages(rq->pool, gfp | __GFP_NOWARN);
 		if (!page) {
 			ktg_ctr_add(&rq->ctrs, KTG_RQ_ALLOC_FAIL, 1);
 			break;
@@ -375,7 +376,7 @@ static int ktg_nic_poll(struct napi_struct *napi, int budget)
 		rq->next_to_clean++;
 		done++;
 	}
-	ktg_nic_refill(rq);
+	ktg_nic_refill(rq, GFP_ATOMIC);
 
 	if (done < budget && napi_complete_done(napi, done)) {
 		/* A frame completed after the loop looked: poll again. */
@@ -402,7 +403,11 @@ static void ktg_nic_raise(struct ktg_nic_rq *rq)
 {
 	int cpu = READ_ONCE(rq->irq_cpu);
 
-	/* Ordered after the descriptors written (a full barrier). */
+	/* The descriptors written, then the pending bit read: pairs with the
+	 * handler clearing it before its NAPI looks (test_and_set_bit_lock
+	 * is only an acquire, and may not even write).
+	 */
+	smp_mb();
 	if (test_and_set_bit_lock(0, &rq->irq_pending))
 		return;
 	if (cpu == smp_processor_id() || !cpu_online(cpu) ||
@@ -632,6 +637,34 @@ static int ktg_nic_engine(void *arg)
 
 /* ---- transmit ---- */
 
+/* Stop @txq when its ring is full; false when it has room after all. */
+static bool ktg_nic_maybe_stop(struct ktg_nic_sq *sq, struct netdev_queue *txq)
+{
+	if (!__ptr_ring_full(&sq->ring))
+		return false;
+	netif_tx_stop_queue(txq);
+	ktg_ctr_add(&sq->ctrs, KTG_SQ_STOPS, 1);
+	/* Pairs with the engine's barrier before it wakes the queue. */
+	smp_mb();
+	if (__ptr_ring_full(&sq->ring))
+		return true;
+	netif_tx_start_queue(txq);
+	return false;
+}
+
+/* Wake the engine if it sleeps (the device's doorbell). */
+static void ktg_nic_doorbell(struct ktg_nic *nic)
+{
+	struct task_struct *engine = READ_ONCE(nic->engine);
+
+	/* The skb queued, then the engine's idle flag: pairs with its
+	 * barrier between setting the flag and looking at the rings.
+	 */
+	smp_mb();
+	if (engine && READ_ONCE(nic->engine_idle))
+		wake_up_process(engine);
+}
+
 static netdev_tx_t ktg_nic_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct ktg_nic *nic = netdev_priv(dev);
@@ -643,9 +676,8 @@ static netdev_tx_t ktg_nic_xmit(struct sk_buff *skb, struct net_device *dev)
 	/* The only producer (the queue's lock is held): a ring found full
 	 * here was stopped too late; the stack requeues the skb.
 	 */
-	if (unlikely(__ptr_ring_full(&sq->ring))) {
-		netif_tx_stop_queue(txq);
-		ktg_ctr_add(&sq->ctrs, KTG_SQ_STOPS, 1);
+	if (unlikely(ktg_nic_maybe_stop(sq, txq))) {
+		ktg_nic_doorbell(nic);
 		return NETDEV_TX_BUSY;
 	}
 	skb_tx_timestamp(skb);
@@ -657,23 +689,10 @@ static netdev_tx_t ktg_nic_xmit(struct sk_buff *skb, struct net_device *dev)
 	u64_stats_add(&sq->ctrs.v[KTG_SQ_BYTES], len);
 	u64_stats_update_end(&sq->ctrs.syncp);
 
-	if (__ptr_ring_full(&sq->ring)) {
-		netif_tx_stop_queue(txq);
-		ktg_ctr_add(&sq->ctrs, KTG_SQ_STOPS, 1);
-		/* Pairs with the engine's barrier before it wakes the queue. */
-		smp_mb();
-		if (!__ptr_ring_full(&sq->ring))
-			netif_tx_start_queue(txq);
-	}
+	ktg_nic_maybe_stop(sq, txq);
 	/* The doorbell, once per batch the stack hands over. */
-	if (!netdev_xmit_more() || netif_xmit_stopped(txq)) {
-		/* The skb queued, then the engine's idle flag: pairs with its
-		 * barrier between setting the flag and looking at the rings.
-		 */
-		smp_mb();
-		if (READ_ONCE(nic->engine_idle))
-			wake_up_process(nic->engine);
-	}
+	if (!netdev_xmit_more() || netif_xmit_stopped(txq))
+		ktg_nic_doorbell(nic);
 	return NETDEV_TX_OK;
 }
 
@@ -718,10 +737,8 @@ static int ktg_nic_rq_alloc(struct ktg_nic *nic, struct ktg_nic_rq *rq)
 	rq->next_to_use = 0;
 	rq->next_to_clean = 0;
 	rq->next_to_fill = 0;
-	/* page_pool's cache is NAPI-context; its NAPI is not running yet. */
-	local_bh_disable();
-	ktg_nic_refill(rq);
-	local_bh_enable();
+	/* The pool's only user until its NAPI runs: it may sleep here. */
+	ktg_nic_refill(rq, GFP_KERNEL);
 	if (rq->next_to_use != nic->rx_ring) {
 		ktg_nic_rq_free(rq);
 		return -ENOMEM;
@@ -753,8 +770,10 @@ static void ktg_nic_down(struct ktg_nic *nic)
 	 * netif_tx_disable() and let skbs into rings about to be freed.
 	 */
 	kthread_stop(nic->engine);
-	nic->engine = NULL;
 	netif_tx_disable(dev);
+	/* No transmit runs now: none can ring the stopped engine's bell. */
+	put_task_struct(nic->engine);
+	WRITE_ONCE(nic->engine, NULL);
 
 	if (pe)
 		kthread_park(pe);
@@ -806,6 +825,8 @@ static int ktg_nic_up(struct ktg_nic *nic)
 		nic->engine = NULL;
 		goto err;
 	}
+	/* Held until no transmit can ring its doorbell (ktg_nic_down). */
+	get_task_struct(nic->engine);
 	if (nic->dma_cpu >= 0)
 		kthread_bind(nic->engine, nic->dma_cpu);
 	wake_up_process(nic->engine);
@@ -815,7 +836,7 @@ static int ktg_nic_up(struct ktg_nic *nic)
 	nic->up = true;
 	netif_tx_start_all_queues(dev);
 	peer = rtnl_dereference(nic->peer);
-	if (peer && netif_running(peer)) {
+	if (peer && ((struct ktg_nic *)netdev_priv(peer))->up) {
 		netif_carrier_on(dev);
 		netif_carrier_on(peer);
 	}
@@ -864,12 +885,17 @@ static int ktg_nic_reconfigure(struct ktg_nic *nic, u32 channels, u32 rx_ring,
 	}
 	if (!running)
 		return err;
-	if (!err) {
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot change the number of queues");
+	} else {
 		err = ktg_nic_up(nic);
-		if (!err)
+		if (!err) {
+			/* What the qdisc held over the reset goes now. */
+			netif_tx_wake_all_queues(dev);
 			return 0;
+		}
+		NL_SET_ERR_MSG_MOD(extack, "cannot allocate the new rings: old settings restored");
 	}
-	NL_SET_ERR_MSG_MOD(extack, "cannot allocate the new rings; previous settings restored");
 	nic->rx_ring = old_rx;
 	nic->tx_ring = old_tx;
 	if (netif_set_real_num_queues(dev, old_ch, old_ch) || ktg_nic_up(nic))

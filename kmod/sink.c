@@ -375,7 +375,7 @@ static void ktg_conn_close(struct ktg_conn *c)
 {
 	ktg_sock_unwatch(&c->watch);
 	kernel_sock_shutdown(c->sock, SHUT_RDWR);
-	sock_release(c->sock);
+	ktg_sock_release(c->sock);
 	if (c->rx) {
 		atomic_inc(&c->rx->closed);
 		ktg_rx_stats_put(c->rx);
@@ -414,7 +414,7 @@ static void ktg_sink_accept(struct ktg_sink *sink)
 	while (!kernel_accept(sink->sock, &newsock, O_NONBLOCK)) {
 		c = kzalloc(sizeof(*c), GFP_KERNEL);
 		if (!c) {
-			sock_release(newsock);
+			ktg_sock_release(newsock);
 			continue;
 		}
 		c->sink = sink;
@@ -790,7 +790,7 @@ static int ktg_sink_socket(struct ktg_net *kn, struct ktg_sink *sink,
 	return 0;
 
 err_release:
-	sock_release(sink->sock);
+	ktg_sock_release(sink->sock);
 	sink->sock = NULL;
 	return err;
 }
@@ -805,7 +805,7 @@ static void ktg_sink_free(struct ktg_sink *sink)
 	if (sink->sock) {
 		ktg_sock_unwatch(&sink->watch);
 		kernel_sock_shutdown(sink->sock, SHUT_RDWR);
-		sock_release(sink->sock);
+		ktg_sock_release(sink->sock);
 	}
 	list_for_each_entry_safe(f, tmp, &sink->uflows, node) {
 		ktg_rx_stats_put(f->rx);
