@@ -291,6 +291,9 @@ struct link_info {
 	int		ifindex;
 };
 
+/* Links' attributes, and those of their nests (IFLA_INFO_*, KTGEN_A_NIC_*,
+ * all below IFLA_MAX): one table size serves all three levels.
+ */
 static int link_attr_cb(const struct nlattr *a, void *data)
 {
 	const struct nlattr **tb = data;
@@ -301,24 +304,14 @@ static int link_attr_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
-/* Room for IFLA_INFO_* and KTGEN_A_NIC_*. */
-#define NEST_MAX	16
-
-static int nest_attr_cb(const struct nlattr *a, void *data)
-{
-	const struct nlattr **tb = data;
-	unsigned int type = mnl_attr_get_type(a);
-
-	if (type <= NEST_MAX)
-		tb[type] = a;
-	return MNL_CB_OK;
-}
+_Static_assert(IFLA_INFO_MAX <= IFLA_MAX && KTGEN_A_NIC_MAX <= IFLA_MAX,
+	       "link_attr_cb's table holds the nests' attributes");
 
 static int link_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *tb[IFLA_MAX + 1] = {}, *li[NEST_MAX + 1] = {};
-	const struct nlattr *nd[NEST_MAX + 1] = {};
+	const struct nlattr *tb[IFLA_MAX + 1] = {}, *li[IFLA_MAX + 1] = {};
+	const struct nlattr *nd[IFLA_MAX + 1] = {};
 	struct link_info *want = data;
 	char peer[IF_NAMESIZE];
 	const char *name;
@@ -331,7 +324,7 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	if (want->name && strcmp(want->name, name))
 		return MNL_CB_OK;
 	if (tb[IFLA_LINKINFO])
-		mnl_attr_parse_nested(tb[IFLA_LINKINFO], nest_attr_cb, li);
+		mnl_attr_parse_nested(tb[IFLA_LINKINFO], link_attr_cb, li);
 	want->found = true;
 	want->ifindex = ifi->ifi_index;
 	want->is_nic = li[IFLA_INFO_KIND] &&
@@ -340,7 +333,7 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	if (!want->is_nic || !want->print)
 		return MNL_CB_OK;
 	if (li[IFLA_INFO_DATA])
-		mnl_attr_parse_nested(li[IFLA_INFO_DATA], nest_attr_cb, nd);
+		mnl_attr_parse_nested(li[IFLA_INFO_DATA], link_attr_cb, nd);
 
 	print_open_object(NULL);
 	print_string(PRINT_ANY, "ifname", "%s", name);
