@@ -12,6 +12,7 @@ pkgs=(
 	kmod cpio xz-utils zstd rsync debootstrap	# kernel fetch, initramfs, chroots
 	qemu-system-x86 busybox-static iproute2 ethtool	# VM test lane
 	python3-yaml python3-jsonschema			# YNL generator, JSON schema
+	python3-scipy python3-matplotlib gnuplot-nox	# statistics references, plots
 	lcov perl					# coverage, checkpatch
 	ca-certificates
 )

@@ -24,6 +24,7 @@ static const struct object {
 	{ "sink",	do_sink,	"receivers on a port (add | show | del)" },
 	{ "run",	do_run,		"tests against a sink (TEST | show | stop | del)" },
 	{ "nic",	do_nic,		"virtual NIC pairs (add | show | del)" },
+	{ "dev",	do_dev,		"a device's copy-path settings (show | set)" },
 	{ "help",	do_help,	"this text" },
 };
 

@@ -32,6 +32,7 @@ int do_config(int argc, char **argv);
 int do_sink(int argc, char **argv);
 int do_run(int argc, char **argv);
 int do_nic(int argc, char **argv);
+int do_dev(int argc, char **argv);
 
 /* Command-line helpers (util.c). */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

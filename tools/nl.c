@@ -253,7 +253,7 @@ struct nlmsghdr *nl_msg_start(struct nl_ctx *ctx, uint8_t cmd, uint16_t flags)
 	nlh->nlmsg_seq = ++ctx->seq;
 	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
 	genl->cmd = cmd;
-	genl->version = KTGEN_FAMILY_VERSION;
+	genl->version = ctx->version;
 	return nlh;
 }
 
@@ -330,11 +330,17 @@ int nl_format_error(const struct nlmsghdr *nlh, const struct nlmsghdr *req,
 }
 
 /* One request in flight: the caller's callback and what errors need. */
+/* A reply of ethtool's verbose bitsets (every feature, by name, in four
+ * sets) is larger than MNL_SOCKET_BUFFER_SIZE.
+ */
+#define NL_RECV_SIZE	65536
+
 struct req_state {
 	struct nl_ctx	*ctx;
 	mnl_cb_t	cb;
 	void		*data;
 	bool		quiet_noent;
+	bool		quiet;		/* print no error */
 };
 
 static int data_cb(const struct nlmsghdr *nlh, void *arg)
@@ -354,9 +360,12 @@ static int error_cb(const struct nlmsghdr *nlh, void *arg)
 		return MNL_CB_ERROR;
 	if (!e->error)
 		return MNL_CB_STOP;
-	if (!(s->quiet_noent && e->error == -ENOENT)) {
+	if (!s->quiet && !(s->quiet_noent && e->error == -ENOENT)) {
 		nl_format_error(nlh, s->ctx->req, s->ctx->req_set, msg, sizeof(msg));
-		fprintf(stderr, "Error: %s\n", msg);
+		if (s->ctx->what)
+			fprintf(stderr, "Error: %s: %s\n", s->ctx->what, msg);
+		else
+			fprintf(stderr, "Error: %s\n", msg);
 	}
 	errno = -e->error;
 	return MNL_CB_ERROR;
@@ -413,13 +422,13 @@ static int do_request(struct nl_ctx *ctx, struct nlmsghdr *nlh,
 	/* The request stays in ctx->buf for error reports: replies get a
 	 * buffer of their own.
 	 */
-	rbuf = malloc(MNL_SOCKET_BUFFER_SIZE);
+	rbuf = malloc(NL_RECV_SIZE);
 	if (!rbuf)
 		return -ENOMEM;
 	ctx->req = nlh;
 	ctx->req_set = set;
 	do {
-		n = mnl_socket_recvfrom(ctx->sock, rbuf, MNL_SOCKET_BUFFER_SIZE);
+		n = mnl_socket_recvfrom(ctx->sock, rbuf, NL_RECV_SIZE);
 		if (n < 0) {
 			ret = -errno;
 			fprintf(stderr, "ktgen: netlink receive: %s\n", strerror(errno));
@@ -445,7 +454,15 @@ int nl_request(struct nl_ctx *ctx, struct nlmsghdr *nlh,
 	return do_request(ctx, nlh, set, &s);
 }
 
-int nl_open(struct nl_ctx *ctx)
+int nl_request_quiet(struct nl_ctx *ctx, struct nlmsghdr *nlh, mnl_cb_t cb,
+		     void *data)
+{
+	struct req_state s = { .ctx = ctx, .cb = cb, .data = data, .quiet = true };
+
+	return do_request(ctx, nlh, NULL, &s);
+}
+
+int nl_open_family(struct nl_ctx *ctx, const char *name, uint8_t version)
 {
 	struct genlmsghdr *genl;
 	struct nlmsghdr *nlh;
@@ -453,6 +470,7 @@ int nl_open(struct nl_ctx *ctx)
 	int err;
 
 	memset(ctx, 0, sizeof(*ctx));
+	ctx->version = version;
 	ctx->buf = malloc(MNL_SOCKET_BUFFER_SIZE);
 	if (!ctx->buf)
 		return -ENOMEM;
@@ -468,7 +486,7 @@ int nl_open(struct nl_ctx *ctx)
 	mnl_socket_setsockopt(ctx->sock, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(ctx->sock, NETLINK_CAP_ACK, &one, sizeof(one));
 
-	/* Asking the controller for the family loads the module on demand
+	/* Asking the controller for the family loads its module on demand
 	 * (MODULE_ALIAS_GENL_FAMILY).
 	 */
 	nlh = mnl_nlmsg_put_header(ctx->buf);
@@ -478,16 +496,23 @@ int nl_open(struct nl_ctx *ctx)
 	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
 	genl->cmd = CTRL_CMD_GETFAMILY;
 	genl->version = 1;
-	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, KTGEN_FAMILY_NAME);
+	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, name);
 	err = do_request(ctx, nlh, NULL, &(struct req_state){
 		.ctx = ctx, .cb = family_cb, .data = ctx, .quiet_noent = true });
-	if (err == -ENOENT)
-		fprintf(stderr, "ktgen: the ktgen module is not loaded and could not be loaded (modprobe ktgen)\n");
 	if (err) {
 		nl_close(ctx);
 		return err;
 	}
 	return 0;
+}
+
+int nl_open(struct nl_ctx *ctx)
+{
+	int err = nl_open_family(ctx, KTGEN_FAMILY_NAME, KTGEN_FAMILY_VERSION);
+
+	if (err == -ENOENT)
+		fprintf(stderr, "ktgen: the ktgen module is not loaded and could not be loaded (modprobe ktgen)\n");
+	return err;
 }
 
 void nl_close(struct nl_ctx *ctx)

@@ -20,6 +20,11 @@ struct attr_set {
 struct nl_ctx {
 	struct mnl_socket	*sock;
 	uint16_t		family;
+	uint8_t			version;
+	/* What a request is about, put before the kernel's error message
+	 * ("kn0: feature rx-gro"); NULL for none.
+	 */
+	const char		*what;
 	uint32_t		mcgrp_events;
 	uint32_t		seq;
 	uint32_t		portid;
@@ -37,10 +42,16 @@ struct nl_ctx {
 };
 
 int nl_open(struct nl_ctx *ctx);
+/* A socket for another generic netlink family (ethtool), resolved by name. */
+int nl_open_family(struct nl_ctx *ctx, const char *name, uint8_t version);
 void nl_close(struct nl_ctx *ctx);
 struct nlmsghdr *nl_msg_start(struct nl_ctx *ctx, uint8_t cmd, uint16_t flags);
 int nl_request(struct nl_ctx *ctx, struct nlmsghdr *nlh,
 	       const struct attr_set *set, mnl_cb_t cb, void *data);
+
+/* The same, printing no error: for what a device may not have. */
+int nl_request_quiet(struct nl_ctx *ctx, struct nlmsghdr *nlh, mnl_cb_t cb,
+		     void *data);
 
 /* Decode an NLMSG_ERROR message into text: "MESSAGE (attribute NAME)" or
  * the errno text; exported for the unit tests.

@@ -14,6 +14,7 @@
 #include <linux/ktgen.h>
 
 #include "counters.h"
+#include "dev.h"
 #include "env.h"
 #include "ktgen.h"
 #include "nl.h"
@@ -215,6 +216,7 @@ struct run_wait {
 	struct nlmsghdr		*final;		/* the result, printed after the wait */
 	struct flow_stat	*flows;		/* each flow's, read at the end */
 	size_t			nflows;
+	const struct knob_list	*knobs;		/* applied for the run */
 };
 
 static uint32_t get_u32(const struct nlattr *a, uint32_t def)
@@ -626,6 +628,8 @@ static void print_run(const struct nlattr **tb, const struct run_wait *w)
 		print_run_cpu(tb, ns);
 	if (w && w->nflows)
 		print_flows(w);
+	if (w && w->knobs)
+		knobs_print(w->knobs, "knobs");
 	if (w && w->delta.n)
 		counters_print(&w->delta);
 	if (w && print_is_json())
@@ -854,6 +858,7 @@ struct run_args {
 	uint32_t	interval_ms;
 	bool		has_warmup;
 	uint32_t	warmup_ms;
+	struct knob_list knobs;		/* device settings for the run */
 };
 
 static int kw_to(struct run_args *a, const char *v)
@@ -1116,9 +1121,19 @@ static int run_parse(struct run_args *a, int test, int argc, char **argv)
 	a->test = test;
 	a->tx_mode = -1;
 	for (; argc > 0; argc -= n, argv += n) {
+		if (!strcmp(argv[0], "knob")) {
+			n = knob_parse_dev(&a->knobs, argc - 1, argv + 1);
+			if (n++ < 0)
+				return -1;
+			continue;
+		}
 		n = run_arg(a, argc, argv);
 		if (n < 0)
 			return -1;
+	}
+	if (a->detach && a->knobs.n) {
+		usage_error("run: knob: a detached run has nobody to put the knobs back");
+		return -1;
 	}
 	return run_check(a);
 }
@@ -1296,7 +1311,7 @@ static void flows_get(struct nl_ctx *ctx, struct run_wait *w)
 		w->nflows = 0;
 }
 
-static int run_attached(struct nl_ctx *ctx, const struct run_args *a)
+static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigset_t block, waitmask, oldmask;
@@ -1317,12 +1332,27 @@ static int run_attached(struct nl_ctx *ctx, const struct run_args *a)
 
 	w.rr = a->test == KTGEN_TEST_TCP_RR || a->test == KTGEN_TEST_UDP_RR ||
 	       a->test == KTGEN_TEST_TCP_CRR;
+	/* Knobs go on before the flows exist (tx-nocache-copy reaches only
+	 * new sockets) and come off whatever ends the run, a signal too.
+	 */
+	if (knobs_apply(&a->knobs)) {
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		return EXIT_FAIL;
+	}
+	w.knobs = &a->knobs;
+	if (a->knobs.resets && !a->has_warmup) {
+		/* A reset device settles before the window opens. */
+		a->has_warmup = true;
+		a->warmup_ms = 1000;
+	}
 	env_collect(&w.env, a->cpus, a->cpus_len);
 	info_get(ctx, &w.env.module);
 	counters_read(&w.before);
 	err = run_start(ctx, a, &w.id);
 	if (!err)
 		err = run_wait(ctx, &w, &waitmask);
+	if (knobs_restore(&a->knobs))
+		err = err ? err : -EIO;
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (!err && w.final) {
 		const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
@@ -1370,6 +1400,7 @@ static void run_usage(FILE *f)
 	      "                 [interval SECS] [warmup SECS] [probe]\n"
 	      "                 [req BYTES] [resp BYTES] [rate TPS] [percentiles LIST]\n"
 	      "                 [timeout SECS] [rate BITS/s|Npps [burst N]]\n"
+	      "                 [knob IFNAME[@NETNS] KNOB]...\n"
 	      "       ktgen run show [ID]\n"
 	      "       ktgen run stop ID|all\n"
 	      "       ktgen run del ID|all\n"
@@ -1391,7 +1422,10 @@ static void run_usage(FILE *f)
 	      "       counted from each request's slot; percentiles default\n"
 	      "       50,90,95,99,99.9; timeout: udp_rr gives up a transaction\n"
 	      "rate (streams): pace each flow at bits/s (100M, 2.5G) or send calls/s\n"
-	      "       (1000pps), in bursts of burst bytes or calls (default one call)\n", f);
+	      "       (1000pps), in bursts of burst bytes or calls (default one call)\n"
+	      "knob: a device setting (ktgen dev help) applied before the flows start\n"
+	      "       and put back when the run ends, on Ctrl-C or SIGTERM too; in the\n"
+	      "       result. Receiver knobs name the sink's device (kn1@ns-b).\n", f);
 }
 
 /* The command line of show, stop or del, checked before any netlink. */
@@ -1449,12 +1483,17 @@ int do_run(int argc, char **argv)
 		usage_error("run: unknown test or command '%s'", argv[0]);
 		return EXIT_USAGE;
 	}
-	if (run_parse(&a, test, argc - 1, argv + 1))
+	if (run_parse(&a, test, argc - 1, argv + 1)) {
+		knobs_free(&a.knobs);
 		return EXIT_USAGE;
+	}
 
-	if (nl_open(&ctx))
+	if (nl_open(&ctx)) {
+		knobs_free(&a.knobs);
 		return EXIT_FAIL;
+	}
 	ret = a.detach ? run_detached(&ctx, &a) : run_attached(&ctx, &a);
 	nl_close(&ctx);
+	knobs_free(&a.knobs);
 	return ret;
 }

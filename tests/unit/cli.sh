@@ -98,6 +98,27 @@ t nic_set_nothing 2 'nic set: nothing to set' nic set kn0
 t nic_set_peer 2 "nic set: bad 'peer kn1'" nic set kn0 peer kn1
 t nic_del_noname 2 'nic del: one device NAME' nic del
 t nic_show_extra 2 "nic show: unexpected 'x'" nic show kn0 x
+t dev_help 0 'ktgen dev set IFNAME \[netns NS\] KNOB' dev help
+t dev_noargs 2 'Usage: ktgen dev show' dev
+t dev_unknown 2 "dev: show or set, not 'frob'" dev frob
+t dev_show_noname 2 'dev show: which device' dev show
+t dev_show_badname 2 'dev show: which device' dev show a/b
+t dev_show_extra 2 "dev show: unexpected 'x'" dev show eth0 x
+t dev_set_noknob 2 'dev set: which knob' dev set eth0
+t dev_set_unknown 2 "dev set: unknown knob 'mtu'" dev set eth0 mtu 9000
+t dev_set_netns 2 'netns: a name under /run/netns' dev set eth0 netns ../x gro on
+t dev_set_onoff 2 "feature tx-nocache-copy: on or off, not 'yes'" dev set eth0 feature tx-nocache-copy yes
+t dev_set_noname 2 'feature: needs a name and a value' dev set eth0 feature
+t dev_set_tunable 2 "tunable: rx-copybreak or tx-copybreak, not 'x'" dev set eth0 tunable x 1
+t dev_set_copybreak 2 "tunable rx-copybreak: a number, not 'big'" dev set eth0 tunable rx-copybreak big
+t dev_set_xps 2 "xps: off, default or a CPU list, not 'x'" dev set eth0 xps x
+t dev_set_rps_default 2 "rps: off or a CPU list, not 'default'" dev set eth0 rps default
+t dev_set_rings 2 'rings: rx N and/or tx N' dev set eth0 rings
+t dev_set_rings_bad 2 "rings-rx: a number, not 'x'" dev set eth0 rings rx x
+t dev_set_coalesce 2 'coalesce: rx-usecs, rx-frames' dev set eth0 coalesce foo 1
+t run_knob_dev 2 "knob: IFNAME\[@NETNS\], not 'eth0@'" run tcp_stream to 10.0.0.1 port 1 knob eth0@ gro on
+t run_knob_unknown 2 "knob: unknown knob 'mtu'" run tcp_stream to 10.0.0.1 port 1 knob eth0 mtu 9000
+t run_knob_detach 2 'a detached run has nobody to put the knobs back' run tcp_stream to 10.0.0.1 port 1 detach knob eth0 gro on
 
 echo "KTAP version 1"
 echo "1..$n"

@@ -1,0 +1,1561 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ktgen dev: the copy-path settings of a network device.
+ *
+ *   ktgen dev show IFNAME [netns NS]
+ *   ktgen dev set IFNAME [netns NS] KNOB...
+ *
+ * Each knob is read, set when it differs, and read back: a device that
+ * refuses a value, or takes it and keeps its own (a fixed feature), is an
+ * error that names the knob. ethtool netlink carries what it has a
+ * message for, the ETHTOOL_[GS]TUNABLE ioctl the copybreaks, sysfs XPS
+ * and RPS, sysctl busy polling. A device in another namespace is reached
+ * by entering it (setns) with a sysfs of that namespace mounted over /sys
+ * in a mount namespace of this process's own.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/ethtool_netlink.h>
+#include <linux/genetlink.h>
+#include <linux/sockios.h>
+
+#include "dev.h"
+#include "ktgen.h"
+#include "nl.h"
+#include "print.h"
+
+/* The device's view of a knob: read into @val, or set from @val. Both
+ * print their own error and return -1.
+ */
+struct knob_type {
+	const char	*kw;		/* the knob's keyword */
+	bool		named;		/* takes a NAME: feature, flag, parameter */
+	bool		resets;		/* the device goes down and up */
+	int		(*get)(const struct knob *k, char *val, size_t len);
+	int		(*set)(const struct knob *k, const char *val);
+	/* The value the device reports for a word of the command line. */
+	int		(*want)(struct knob *k, const char *arg);
+};
+
+/* --- namespaces ------------------------------------------------------- */
+
+static int home_ns = -1;
+static char cur_ns[64];
+static bool own_mounts;
+
+/* Enter network namespace @name ("" for this process's own), with /sys
+ * showing its devices. 0 or -1 after a message.
+ */
+static int ns_enter(const char *name)
+{
+	char path[128];
+	int fd, err;
+
+	if (!strcmp(cur_ns, name))
+		return 0;
+	if (home_ns < 0) {
+		home_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (home_ns < 0) {
+			fprintf(stderr, "ktgen: /proc/self/ns/net: %s\n", strerror(errno));
+			return -1;
+		}
+	}
+	if (*name) {
+		snprintf(path, sizeof(path), "/run/netns/%s", name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "ktgen: network namespace '%s': %s\n", name,
+				strerror(errno));
+			return -1;
+		}
+	} else {
+		fd = home_ns;
+	}
+	err = setns(fd, CLONE_NEWNET);
+	if (fd != home_ns)
+		close(fd);
+	if (err) {
+		fprintf(stderr, "ktgen: entering network namespace '%s': %s\n",
+			*name ? name : "(own)", strerror(errno));
+		return -1;
+	}
+	/* sysfs shows the devices of the namespace it was mounted in: a
+	 * mount namespace of our own (its mounts go with the process) gets
+	 * a fresh one for each namespace entered.
+	 */
+	if (!own_mounts) {
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) {
+			fprintf(stderr, "ktgen: a mount namespace for sysfs: %s\n",
+				strerror(errno));
+			return -1;
+		}
+		own_mounts = true;
+	}
+	if (mount("sysfs", "/sys", "sysfs", 0, NULL)) {
+		fprintf(stderr, "ktgen: mounting sysfs: %s\n", strerror(errno));
+		return -1;
+	}
+	snprintf(cur_ns, sizeof(cur_ns), "%s", name);
+	return 0;
+}
+
+/* Run @fn of @k inside its namespace, and come back. */
+static int in_ns(const struct knob *k)
+{
+	return ns_enter(k->netns);
+}
+
+static void ns_home(void)
+{
+	ns_enter("");
+}
+
+/* --- ethtool netlink -------------------------------------------------- */
+
+struct eth_req {
+	struct nl_ctx		ctx;
+	struct nlmsghdr		*nlh;
+	char			what[96];
+};
+
+/* A request of @cmd for @k's device (the current namespace's socket). */
+static int eth_start(struct eth_req *r, const struct knob *k, uint8_t cmd)
+{
+	struct nlattr *hdr;
+
+	if (nl_open_family(&r->ctx, ETHTOOL_GENL_NAME, ETHTOOL_GENL_VERSION)) {
+		fprintf(stderr, "ktgen: no ethtool netlink in this kernel\n");
+		return -1;
+	}
+	if (!k->type)
+		snprintf(r->what, sizeof(r->what), "%s", k->ifname);
+	else if (*k->name)
+		snprintf(r->what, sizeof(r->what), "%s: %s %s", k->ifname, k->type->kw, k->name);
+	else
+		snprintf(r->what, sizeof(r->what), "%s: %s", k->ifname, k->type->kw);
+	r->ctx.what = r->what;
+	r->nlh = nl_msg_start(&r->ctx, cmd, 0);
+	/* Every ethtool message has its header nest at type 1. */
+	hdr = mnl_attr_nest_start(r->nlh, ETHTOOL_A_FEATURES_HEADER);
+	mnl_attr_put_strz(r->nlh, ETHTOOL_A_HEADER_DEV_NAME, k->ifname);
+	mnl_attr_nest_end(r->nlh, hdr);
+	return 0;
+}
+
+static int eth_finish(struct eth_req *r, mnl_cb_t cb, void *data)
+{
+	int err = nl_request(&r->ctx, r->nlh, NULL, cb, data);
+
+	nl_close(&r->ctx);
+	return err ? -1 : 0;
+}
+
+/* One attribute of a GET reply, copied out. */
+struct eth_attr {
+	unsigned int	type;
+	bool		found;
+	uint32_t	val;	/* u8 and u32 */
+	const char	*kw;
+};
+
+static int eth_attr_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct eth_attr *a = data;
+	const struct nlattr *attr;
+
+	mnl_attr_for_each(attr, nlh, GENL_HDRLEN) {
+		if (mnl_attr_get_type(attr) != a->type)
+			continue;
+		if (mnl_attr_get_payload_len(attr) == 1)
+			a->val = mnl_attr_get_u8(attr);
+		else if (mnl_attr_get_payload_len(attr) == 4)
+			a->val = mnl_attr_get_u32(attr);
+		else
+			continue;
+		a->found = true;
+	}
+	return MNL_CB_OK;
+}
+
+static int eth_get_attr(const struct knob *k, uint8_t cmd, unsigned int type,
+			uint32_t *val)
+{
+	struct eth_attr a = { .type = type };
+	struct eth_req r;
+
+	if (eth_start(&r, k, cmd) || eth_finish(&r, eth_attr_cb, &a))
+		return -1;
+	if (!a.found) {
+		fprintf(stderr, "Error: %s: %s%s%s: the device does not report it\n",
+			k->ifname, k->type->kw, *k->name ? " " : "", k->name);
+		return -1;
+	}
+	*val = a.val;
+	return 0;
+}
+
+static int eth_set_attr(const struct knob *k, uint8_t cmd, unsigned int type,
+			uint32_t val, bool u8)
+{
+	struct eth_req r;
+
+	if (eth_start(&r, k, cmd))
+		return -1;
+	if (u8)
+		mnl_attr_put_u8(r.nlh, type, val);
+	else
+		mnl_attr_put_u32(r.nlh, type, val);
+	return eth_finish(&r, NULL, NULL);
+}
+
+/* --- bitsets: features and private flags, by name ---------------------- */
+
+/* Walk a verbose bitset: @fn(name, value, data) for each bit listed. In
+ * a list (NOMASK) every listed bit is set; otherwise the VALUE flag says.
+ */
+static void bitset_walk(const struct nlattr *set,
+			void (*fn)(const char *name, bool on, void *data), void *data)
+{
+	const struct nlattr *a, *bit, *b;
+	bool list = false;
+
+	mnl_attr_for_each_nested(a, set)
+		if (mnl_attr_get_type(a) == ETHTOOL_A_BITSET_NOMASK)
+			list = true;
+	mnl_attr_for_each_nested(a, set) {
+		if (mnl_attr_get_type(a) != ETHTOOL_A_BITSET_BITS)
+			continue;
+		mnl_attr_for_each_nested(bit, a) {
+			const char *name = NULL;
+			bool on = list;
+
+			mnl_attr_for_each_nested(b, bit) {
+				if (mnl_attr_get_type(b) == ETHTOOL_A_BITSET_BIT_NAME &&
+				    mnl_attr_validate(b, MNL_TYPE_NUL_STRING) >= 0)
+					name = mnl_attr_get_str(b);
+				else if (mnl_attr_get_type(b) == ETHTOOL_A_BITSET_BIT_VALUE)
+					on = true;
+			}
+			if (name)
+				fn(name, on, data);
+		}
+	}
+}
+
+/* A device's features or private flags, by name. */
+struct bits {
+	char	(*name)[KNOB_NAME_LEN];
+	uint8_t	*flags;
+	size_t	n;
+};
+
+enum {
+	BIT_ON		= 1,	/* active (features), set (flags) */
+	BIT_HW		= 2,	/* the device can change it */
+	BIT_NOCHANGE	= 4,	/* fixed by the kernel */
+	BIT_WANTED	= 8,	/* requested */
+};
+
+static int bits_find(struct bits *b, const char *name, bool add)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++)
+		if (!strcmp(b->name[i], name))
+			return i;
+	if (!add)
+		return -1;
+	b->name = realloc(b->name, (b->n + 1) * sizeof(*b->name));
+	b->flags = realloc(b->flags, b->n + 1);
+	if (!b->name || !b->flags) {
+		fprintf(stderr, "ktgen: out of memory\n");
+		exit(EXIT_FAIL);
+	}
+	snprintf(b->name[b->n], KNOB_NAME_LEN, "%s", name);
+	b->flags[b->n] = 0;
+	return b->n++;
+}
+
+static void bits_free(struct bits *b)
+{
+	free(b->name);
+	free(b->flags);
+	memset(b, 0, sizeof(*b));
+}
+
+struct bits_walk {
+	struct bits	*b;
+	uint8_t		flag;
+};
+
+static void bits_add(const char *name, bool on, void *data)
+{
+	struct bits_walk *w = data;
+	int i;
+
+	/* Kernels leave unused feature bits unnamed. */
+	if (!*name)
+		return;
+	i = bits_find(w->b, name, true);
+	if (on)
+		w->b->flags[i] |= w->flag;
+}
+
+static int features_cb(const struct nlmsghdr *nlh, void *data)
+{
+	static const struct { unsigned int type; uint8_t flag; } sets[] = {
+		{ ETHTOOL_A_FEATURES_ACTIVE,	BIT_ON },
+		{ ETHTOOL_A_FEATURES_HW,	BIT_HW },
+		{ ETHTOOL_A_FEATURES_NOCHANGE,	BIT_NOCHANGE },
+		{ ETHTOOL_A_FEATURES_WANTED,	BIT_WANTED },
+	};
+	const struct nlattr *a;
+	size_t i;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
+		for (i = 0; i < ARRAY_SIZE(sets); i++)
+			if (mnl_attr_get_type(a) == sets[i].type)
+				bitset_walk(a, bits_add, &(struct bits_walk){ data, sets[i].flag });
+	return MNL_CB_OK;
+}
+
+static int privflags_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
+		if (mnl_attr_get_type(a) == ETHTOOL_A_PRIVFLAGS_FLAGS)
+			bitset_walk(a, bits_add, &(struct bits_walk){ data, BIT_ON });
+	return MNL_CB_OK;
+}
+
+static int bits_get(const struct knob *k, bool features, bool quiet, struct bits *b)
+{
+	struct eth_req r;
+	int err;
+
+	memset(b, 0, sizeof(*b));
+	if (eth_start(&r, k, features ? ETHTOOL_MSG_FEATURES_GET : ETHTOOL_MSG_PRIVFLAGS_GET))
+		return -1;
+	if (quiet) {
+		err = nl_request_quiet(&r.ctx, r.nlh, features ? features_cb : privflags_cb, b);
+		nl_close(&r.ctx);
+	} else {
+		err = eth_finish(&r, features ? features_cb : privflags_cb, b);
+	}
+	if (err) {
+		bits_free(b);
+		return -1;
+	}
+	return 0;
+}
+
+/* Features: a full name ("tx-nocache-copy") as ethtool -k lists it. */
+static int bit_get(const struct knob *k, bool features, char *val, size_t len)
+{
+	struct bits b;
+	size_t i;
+	int at;
+
+	if (bits_get(k, features, false, &b))
+		return -1;
+	at = bits_find(&b, k->name, false);
+	if (at < 0 && features) {
+		fprintf(stderr, "Error: %s: no feature '%s' (ktgen dev show %s lists them)\n",
+			k->ifname, k->name, k->ifname);
+	} else if (at < 0) {
+		fprintf(stderr, "Error: %s: no private flag '%s'; the device has:", k->ifname,
+			k->name);
+		for (i = 0; i < b.n; i++)
+			fprintf(stderr, " %s", b.name[i]);
+		fprintf(stderr, "%s\n", b.n ? "" : " none");
+	}
+	if (at < 0) {
+		bits_free(&b);
+		return -1;
+	}
+	snprintf(val, len, "%s", b.flags[at] & BIT_ON ? "on" : "off");
+	bits_free(&b);
+	return 0;
+}
+
+static int bit_set(const struct knob *k, bool features, const char *val)
+{
+	struct nlattr *set, *bits, *bit;
+	struct eth_req r;
+
+	if (eth_start(&r, k, features ? ETHTOOL_MSG_FEATURES_SET : ETHTOOL_MSG_PRIVFLAGS_SET))
+		return -1;
+	set = mnl_attr_nest_start(r.nlh, features ? ETHTOOL_A_FEATURES_WANTED :
+				  ETHTOOL_A_PRIVFLAGS_FLAGS);
+	bits = mnl_attr_nest_start(r.nlh, ETHTOOL_A_BITSET_BITS);
+	bit = mnl_attr_nest_start(r.nlh, ETHTOOL_A_BITSET_BITS_BIT);
+	mnl_attr_put_strz(r.nlh, ETHTOOL_A_BITSET_BIT_NAME, k->name);
+	if (!strcmp(val, "on"))
+		mnl_attr_put(r.nlh, ETHTOOL_A_BITSET_BIT_VALUE, 0, NULL);
+	mnl_attr_nest_end(r.nlh, bit);
+	mnl_attr_nest_end(r.nlh, bits);
+	mnl_attr_nest_end(r.nlh, set);
+	return eth_finish(&r, NULL, NULL);
+}
+
+static int feature_get(const struct knob *k, char *val, size_t len)
+{
+	return bit_get(k, true, val, len);
+}
+
+static int feature_set(const struct knob *k, const char *val)
+{
+	return bit_set(k, true, val);
+}
+
+static int flag_get(const struct knob *k, char *val, size_t len)
+{
+	return bit_get(k, false, val, len);
+}
+
+static int flag_set(const struct knob *k, const char *val)
+{
+	return bit_set(k, false, val);
+}
+
+static int want_onoff(struct knob *k, const char *arg)
+{
+	if (strcmp(arg, "on") && strcmp(arg, "off")) {
+		usage_error("%s %s: on or off, not '%s'", k->type->kw, k->name, arg);
+		return -1;
+	}
+	snprintf(k->want, sizeof(k->want), "%s", arg);
+	return 0;
+}
+
+static int want_u32(struct knob *k, const char *arg)
+{
+	uint32_t v;
+
+	if (parse_u32(arg, &v)) {
+		usage_error("%s%s%s: a number, not '%s'", k->type->kw, *k->name ? " " : "",
+			    k->name, arg);
+		return -1;
+	}
+	snprintf(k->want, sizeof(k->want), "%u", v);
+	return 0;
+}
+
+/* --- tunables: the ETHTOOL_[GS]TUNABLE ioctl --------------------------- */
+
+static const struct {
+	const char	*name;
+	uint32_t	id;
+} tunables[] = {
+	{ "rx-copybreak",	ETHTOOL_RX_COPYBREAK },
+	{ "tx-copybreak",	ETHTOOL_TX_COPYBREAK },
+};
+
+static int tunable_ioctl(const struct knob *k, uint32_t cmd, uint32_t *v)
+{
+	struct {
+		struct ethtool_tunable	t;
+		uint32_t		v;
+	} req = { .t = { .cmd = cmd, .type_id = ETHTOOL_TUNABLE_U32,
+			 .len = sizeof(uint32_t) }, .v = *v };
+	struct ifreq ifr = { };
+	size_t i;
+	int fd, err;
+
+	for (i = 0; i < ARRAY_SIZE(tunables); i++)
+		if (!strcmp(tunables[i].name, k->name))
+			req.t.id = tunables[i].id;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", k->ifname);
+	ifr.ifr_data = (void *)&req;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	err = ioctl(fd, SIOCETHTOOL, &ifr);
+	if (err) {
+		fprintf(stderr, "Error: %s: tunable %s: %s\n", k->ifname, k->name,
+			errno == EOPNOTSUPP ? "the driver has no such tunable" :
+			strerror(errno));
+	}
+	close(fd);
+	*v = req.v;
+	return err ? -1 : 0;
+}
+
+static int tunable_get(const struct knob *k, char *val, size_t len)
+{
+	uint32_t v = 0;
+
+	if (tunable_ioctl(k, ETHTOOL_GTUNABLE, &v))
+		return -1;
+	snprintf(val, len, "%u", v);
+	return 0;
+}
+
+static int tunable_set(const struct knob *k, const char *val)
+{
+	uint32_t v = strtoul(val, NULL, 10);
+
+	return tunable_ioctl(k, ETHTOOL_STUNABLE, &v);
+}
+
+/* --- rings, channels, coalescing: single attributes ------------------- */
+
+struct attr_knob {
+	const char	*kw;
+	uint8_t		get, set;
+	unsigned int	type;
+	bool		u8;
+};
+
+static const struct attr_knob attr_knobs[] = {
+	{ "rings-rx",	ETHTOOL_MSG_RINGS_GET, ETHTOOL_MSG_RINGS_SET, ETHTOOL_A_RINGS_RX },
+	{ "rings-tx",	ETHTOOL_MSG_RINGS_GET, ETHTOOL_MSG_RINGS_SET, ETHTOOL_A_RINGS_TX },
+	{ "tcp-data-split", ETHTOOL_MSG_RINGS_GET, ETHTOOL_MSG_RINGS_SET,
+			ETHTOOL_A_RINGS_TCP_DATA_SPLIT, true },
+	{ "rx-usecs",	ETHTOOL_MSG_COALESCE_GET, ETHTOOL_MSG_COALESCE_SET,
+			ETHTOOL_A_COALESCE_RX_USECS },
+	{ "rx-frames",	ETHTOOL_MSG_COALESCE_GET, ETHTOOL_MSG_COALESCE_SET,
+			ETHTOOL_A_COALESCE_RX_MAX_FRAMES },
+	{ "tx-usecs",	ETHTOOL_MSG_COALESCE_GET, ETHTOOL_MSG_COALESCE_SET,
+			ETHTOOL_A_COALESCE_TX_USECS },
+	{ "tx-frames",	ETHTOOL_MSG_COALESCE_GET, ETHTOOL_MSG_COALESCE_SET,
+			ETHTOOL_A_COALESCE_TX_MAX_FRAMES },
+	{ "adaptive-rx", ETHTOOL_MSG_COALESCE_GET, ETHTOOL_MSG_COALESCE_SET,
+			ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX, true },
+	{ "adaptive-tx", ETHTOOL_MSG_COALESCE_GET, ETHTOOL_MSG_COALESCE_SET,
+			ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX, true },
+};
+
+static const struct attr_knob *attr_knob(const struct knob *k)
+{
+	const char *kw = *k->name ? k->name : k->type->kw;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(attr_knobs); i++)
+		if (!strcmp(attr_knobs[i].kw, kw))
+			return &attr_knobs[i];
+	return NULL;
+}
+
+/* tcp-data-split and the adaptive switches are on/off words; the rest
+ * numbers.
+ */
+static const char * const split_names[] = {
+	[ETHTOOL_TCP_DATA_SPLIT_UNKNOWN]	= "unknown",
+	[ETHTOOL_TCP_DATA_SPLIT_DISABLED]	= "off",
+	[ETHTOOL_TCP_DATA_SPLIT_ENABLED]	= "on",
+};
+
+static int attr_get(const struct knob *k, char *val, size_t len)
+{
+	const struct attr_knob *ak = attr_knob(k);
+	uint32_t v;
+
+	if (eth_get_attr(k, ak->get, ak->type, &v))
+		return -1;
+	if (ak->type == ETHTOOL_A_RINGS_TCP_DATA_SPLIT)
+		snprintf(val, len, "%s", v < ARRAY_SIZE(split_names) ? split_names[v] : "?");
+	else if (ak->u8)
+		snprintf(val, len, "%s", v ? "on" : "off");
+	else
+		snprintf(val, len, "%u", v);
+	return 0;
+}
+
+static int attr_set(const struct knob *k, const char *val)
+{
+	const struct attr_knob *ak = attr_knob(k);
+	uint32_t v;
+
+	if (ak->type == ETHTOOL_A_RINGS_TCP_DATA_SPLIT)
+		v = strcmp(val, "on") ? ETHTOOL_TCP_DATA_SPLIT_DISABLED :
+		    ETHTOOL_TCP_DATA_SPLIT_ENABLED;
+	else if (ak->u8)
+		v = !strcmp(val, "on");
+	else
+		v = strtoul(val, NULL, 10);
+	return eth_set_attr(k, ak->set, ak->type, v, ak->u8);
+}
+
+static int want_coalesce(struct knob *k, const char *arg)
+{
+	const struct attr_knob *ak = attr_knob(k);
+
+	if (!ak || ak->get != ETHTOOL_MSG_COALESCE_GET) {
+		usage_error("coalesce: rx-usecs, rx-frames, tx-usecs, tx-frames, adaptive-rx or adaptive-tx, not '%s'",
+			    k->name);
+		return -1;
+	}
+	return ak->u8 ? want_onoff(k, arg) : want_u32(k, arg);
+}
+
+/* Channels: combined ones where the device has them (most NICs), else as
+ * many receive and transmit ones (veth).
+ */
+struct chan_reply {
+	uint32_t	v[ETHTOOL_A_CHANNELS_MAX + 1];
+};
+
+static int chan_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct chan_reply *c = data;
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
+		if (mnl_attr_get_type(a) <= ETHTOOL_A_CHANNELS_MAX &&
+		    mnl_attr_get_payload_len(a) == 4)
+			c->v[mnl_attr_get_type(a)] = mnl_attr_get_u32(a);
+	return MNL_CB_OK;
+}
+
+static int chan_read(const struct knob *k, struct chan_reply *c)
+{
+	struct eth_req r;
+
+	memset(c, 0, sizeof(*c));
+	return eth_start(&r, k, ETHTOOL_MSG_CHANNELS_GET) || eth_finish(&r, chan_cb, c) ?
+	       -1 : 0;
+}
+
+static int chan_get(const struct knob *k, char *val, size_t len)
+{
+	struct chan_reply c;
+	uint32_t *v = c.v;
+
+	if (chan_read(k, &c))
+		return -1;
+	if (v[ETHTOOL_A_CHANNELS_COMBINED_MAX] || v[ETHTOOL_A_CHANNELS_RX_COUNT] !=
+	    v[ETHTOOL_A_CHANNELS_TX_COUNT])
+		snprintf(val, len, "%u", v[ETHTOOL_A_CHANNELS_COMBINED_COUNT]);
+	else
+		snprintf(val, len, "%u", v[ETHTOOL_A_CHANNELS_RX_COUNT]);
+	return 0;
+}
+
+static int chan_set(const struct knob *k, const char *val)
+{
+	uint32_t n = strtoul(val, NULL, 10);
+	struct chan_reply c;
+	struct eth_req r;
+
+	if (chan_read(k, &c) || eth_start(&r, k, ETHTOOL_MSG_CHANNELS_SET))
+		return -1;
+	if (c.v[ETHTOOL_A_CHANNELS_COMBINED_MAX]) {
+		mnl_attr_put_u32(r.nlh, ETHTOOL_A_CHANNELS_COMBINED_COUNT, n);
+	} else {
+		mnl_attr_put_u32(r.nlh, ETHTOOL_A_CHANNELS_RX_COUNT, n);
+		mnl_attr_put_u32(r.nlh, ETHTOOL_A_CHANNELS_TX_COUNT, n);
+	}
+	return eth_finish(&r, NULL, NULL);
+}
+
+/* --- XPS and RPS: per-queue CPU masks in sysfs ------------------------- */
+
+/* The queues of a kind ("tx", "rx") the device has in sysfs. */
+static int queue_count(const struct knob *k, const char *kind)
+{
+	char path[128];
+	int n;
+
+	for (n = 0; n < 4096; n++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/%s-%d", k->ifname, kind, n);
+		if (access(path, F_OK))
+			break;
+	}
+	if (!n)
+		fprintf(stderr, "Error: %s: no %s queues in /sys/class/net (no such device?)\n",
+			k->ifname, kind);
+	return n;
+}
+
+static const char *queue_file(const struct knob *k)
+{
+	return !strcmp(k->type->kw, "xps") ? "tx-%d/xps_cpus" : "rx-%d/rps_cpus";
+}
+
+/* A sysfs CPU mask ("00000000,00000003") into a CPU bitmap. */
+static int mask_parse(const char *s, uint8_t *mask, size_t size)
+{
+	size_t nd = 0, bit;
+	const char *p;
+
+	memset(mask, 0, size);
+	for (p = s + strlen(s); p-- > s; ) {
+		int d;
+
+		if (*p == ',' || *p == '\n')
+			continue;
+		if (*p >= '0' && *p <= '9')
+			d = *p - '0';
+		else if (*p >= 'a' && *p <= 'f')
+			d = *p - 'a' + 10;
+		else
+			return -1;
+		for (bit = 0; bit < 4; bit++)
+			if (d & (1 << bit) && (nd * 4 + bit) / 8 < size)
+				mask[(nd * 4 + bit) / 8] |= 1 << ((nd * 4 + bit) % 8);
+		nd++;
+	}
+	return 0;
+}
+
+/* A CPU bitmap as the kernel parses masks: 32-bit words, commas. */
+static void mask_format(const uint8_t *mask, size_t size, char *buf, size_t len)
+{
+	size_t words = 1, w, n = 0;
+
+	for (w = 0; w * 4 < size; w++)
+		if (mask[w * 4] | mask[w * 4 + 1] | mask[w * 4 + 2] | mask[w * 4 + 3])
+			words = w + 1;
+	for (w = words; w-- > 0; )
+		n += snprintf(buf + n, len > n ? len - n : 0, "%s%02x%02x%02x%02x",
+			      w + 1 < words ? "," : "", mask[w * 4 + 3], mask[w * 4 + 2],
+			      mask[w * 4 + 1], mask[w * 4]);
+}
+
+/* "q0=0-1 q1=2 q2=none": each queue's CPUs. */
+static int queues_get(const struct knob *k, char *val, size_t len)
+{
+	int q, nq = queue_count(k, !strcmp(k->type->kw, "xps") ? "tx" : "rx");
+	uint8_t mask[KTG_CPUMASK_BYTES];
+	char path[160], fmt[64], buf[1024], list[KTG_CPULIST_LEN];
+	size_t n = 0;
+	FILE *f;
+
+	if (!nq)
+		return -1;
+	for (q = 0; q < nq; q++) {
+		snprintf(fmt, sizeof(fmt), "/sys/class/net/%%s/queues/%s", queue_file(k));
+		snprintf(path, sizeof(path), fmt, k->ifname, q);
+		f = fopen(path, "r");
+		if (!f || !fgets(buf, sizeof(buf), f) || mask_parse(buf, mask, sizeof(mask))) {
+			fprintf(stderr, "Error: %s: %s: %s\n", k->ifname, path,
+				f ? "unreadable" : strerror(errno));
+			if (f)
+				fclose(f);
+			return -1;
+		}
+		fclose(f);
+		format_cpulist(mask, sizeof(mask), list, sizeof(list));
+		n += snprintf(val + n, len > n ? len - n : 0, "%sq%d=%s", q ? " " : "", q,
+			      *list ? list : "none");
+	}
+	return n < len ? 0 : -1;
+}
+
+static int queues_set(const struct knob *k, const char *val)
+{
+	uint8_t mask[KTG_CPUMASK_BYTES];
+	char path[160], fmt[64], hex[KTG_CPUMASK_BYTES * 3];
+	const char *p = val;
+	size_t mlen;
+	int q, fd;
+
+	snprintf(fmt, sizeof(fmt), "/sys/class/net/%%s/queues/%s", queue_file(k));
+	while (sscanf(p, "q%d=", &q) == 1) {
+		char list[KTG_CPULIST_LEN];
+		const char *end = strchr(p, ' ');
+		size_t l = end ? (size_t)(end - p) : strlen(p);
+		const char *eq = strchr(p, '=') + 1;
+
+		snprintf(list, sizeof(list), "%.*s", (int)(l - (eq - p)), eq);
+		memset(mask, 0, sizeof(mask));
+		if (strcmp(list, "none") && parse_cpulist(list, mask, sizeof(mask), &mlen))
+			return -1;
+		mask_format(mask, sizeof(mask), hex, sizeof(hex));
+		snprintf(path, sizeof(path), fmt, k->ifname, q);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, hex, strlen(hex)) < 0) {
+			fprintf(stderr, "Error: %s: %s %s: writing %s to %s: %s\n", k->ifname,
+				k->type->kw, list, hex, path, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+		p += l;
+		while (*p == ' ')
+			p++;
+	}
+	return 0;
+}
+
+/* The online CPUs, from sysfs, into @mask; the count. */
+static int online_cpus(uint8_t *mask, size_t size)
+{
+	char buf[KTG_CPULIST_LEN];
+	size_t len, i;
+	int n = 0;
+	FILE *f;
+
+	f = fopen("/sys/devices/system/cpu/online", "r");
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = 0;
+	if (parse_cpulist(buf, mask, size, &len))
+		return -1;
+	for (i = 0; i < size * 8; i++)
+		n += !!(mask[i / 8] & (1 << (i % 8)));
+	return n;
+}
+
+/*
+ * xps off: no queue has CPUs. xps CPULIST: the listed CPUs dealt to the
+ * transmit queues in turn (queue q gets the q-th, q+N-th, ...), as drivers
+ * map them at open; xps default: that with every online CPU. rps off or
+ * rps CPULIST: every receive queue steers to all the CPUs listed. Queue
+ * counts come from the device when the knob is applied.
+ */
+static int want_queues(struct knob *k, const char *arg)
+{
+	if (strcmp(arg, "off") && strcmp(arg, "default")) {
+		uint8_t mask[KTG_CPUMASK_BYTES];
+		size_t len;
+
+		if (parse_cpulist(arg, mask, sizeof(mask), &len)) {
+			usage_error("%s: off%s or a CPU list, not '%s'", k->type->kw,
+				    !strcmp(k->type->kw, "xps") ? ", default" : "", arg);
+			return -1;
+		}
+	} else if (!strcmp(arg, "default") && strcmp(k->type->kw, "xps")) {
+		usage_error("rps: off or a CPU list, not '%s'", arg);
+		return -1;
+	}
+	/* Resolved per queue by queues_resolve() once the device is known. */
+	snprintf(k->want, sizeof(k->want), "%s", arg);
+	return 0;
+}
+
+static int queues_resolve(struct knob *k)
+{
+	uint8_t cpus[KTG_CPUMASK_BYTES], q_mask[KTG_CPUMASK_BYTES];
+	char list[KTG_CPULIST_LEN], out[KNOB_VAL_LEN];
+	bool xps = !strcmp(k->type->kw, "xps");
+	int q, nq, c, i;
+	size_t len, n = 0;
+
+	if (!strcmp(k->want, "off") || !strcmp(k->want, "none")) {
+		memset(cpus, 0, sizeof(cpus));
+	} else if (!strcmp(k->want, "default")) {
+		if (online_cpus(cpus, sizeof(cpus)) < 0)
+			return -1;
+	} else if (k->want[0] != 'q') {
+		parse_cpulist(k->want, cpus, sizeof(cpus), &len);
+	} else {
+		return 0;	/* already per queue */
+	}
+	nq = queue_count(k, xps ? "tx" : "rx");
+	if (!nq)
+		return -1;
+	for (q = 0; q < nq; q++) {
+		memset(q_mask, 0, sizeof(q_mask));
+		for (c = 0, i = 0; c < KTG_CPUS_MAX; c++) {
+			if (!(cpus[c / 8] & (1 << (c % 8))))
+				continue;
+			if (!xps || i++ % nq == q)
+				q_mask[c / 8] |= 1 << (c % 8);
+		}
+		format_cpulist(q_mask, sizeof(q_mask), list, sizeof(list));
+		n += snprintf(out + n, sizeof(out) > n ? sizeof(out) - n : 0, "%sq%d=%s",
+			      q ? " " : "", q, *list ? list : "none");
+	}
+	snprintf(k->want, sizeof(k->want), "%s", out);
+	return 0;
+}
+
+/* --- busy polling: global sysctls --------------------------------------- */
+
+static int sysctl_path(const struct knob *k, char *path, size_t len)
+{
+	return snprintf(path, len, "/proc/sys/net/core/%s",
+			!strcmp(k->type->kw, "busy-poll") ? "busy_poll" : "busy_read");
+}
+
+static int sysctl_get(const struct knob *k, char *val, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	sysctl_path(k, path, sizeof(path));
+	f = fopen(path, "r");
+	if (!f || !fgets(val, len, f)) {
+		fprintf(stderr, "Error: %s: %s%s\n", k->type->kw, path,
+			errno == ENOENT ? ": global, only in the initial network namespace" : "");
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	fclose(f);
+	val[strcspn(val, "\n")] = 0;
+	return 0;
+}
+
+static int sysctl_set(const struct knob *k, const char *val)
+{
+	char path[64];
+	int fd, err = 0;
+
+	sysctl_path(k, path, sizeof(path));
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, val, strlen(val)) < 0)
+		err = -1;
+	if (err)
+		fprintf(stderr, "Error: %s: writing %s to %s: %s\n", k->type->kw, val, path,
+			strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* --- the knobs --------------------------------------------------------- */
+
+static const struct knob_type knob_types[] = {
+	{ "feature",	true,	false,	feature_get,	feature_set,	want_onoff },
+	{ "priv-flag",	true,	false,	flag_get,	flag_set,	want_onoff },
+	{ "tunable",	true,	false,	tunable_get,	tunable_set,	want_u32 },
+	{ "xps",	false,	false,	queues_get,	queues_set,	want_queues },
+	{ "rps",	false,	false,	queues_get,	queues_set,	want_queues },
+	{ "rings-rx",	false,	true,	attr_get,	attr_set,	want_u32 },
+	{ "rings-tx",	false,	true,	attr_get,	attr_set,	want_u32 },
+	{ "channels",	false,	true,	chan_get,	chan_set,	want_u32 },
+	{ "tcp-data-split", false, true, attr_get,	attr_set,	want_onoff },
+	{ "coalesce",	true,	false,	attr_get,	attr_set,	want_coalesce },
+	{ "busy-poll",	false,	false,	sysctl_get,	sysctl_set,	want_u32 },
+	{ "busy-read",	false,	false,	sysctl_get,	sysctl_set,	want_u32 },
+};
+
+static const struct knob_type *knob_type(const char *kw)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(knob_types); i++)
+		if (!strcmp(knob_types[i].kw, kw))
+			return &knob_types[i];
+	return NULL;
+}
+
+const char knob_usage[] =
+	"KNOB: feature NAME on|off      an ethtool -k feature (tx-nocache-copy, rx-gro, ...)\n"
+	"      priv-flag NAME on|off    a private flag (legacy-rx, ...)\n"
+	"      tunable rx-copybreak|tx-copybreak BYTES\n"
+	"      gro on|off, gro-hw on|off (the rx-gro and rx-gro-hw features)\n"
+	"      xps off|default|CPULIST  CPUs dealt to the transmit queues in turn\n"
+	"      rps off|CPULIST          every receive queue steers to these CPUs\n"
+	"      rings [rx N] [tx N]      channels N (combined)\n"
+	"      coalesce [rx-usecs N] [rx-frames N] [tx-usecs N] [tx-frames N]\n"
+	"               [adaptive-rx on|off] [adaptive-tx on|off]\n"
+	"      tcp-data-split on|off    busy-poll USECS (net.core.busy_poll, busy_read)\n";
+
+static struct knob *knob_add(struct knob_list *l, const char *ifname, const char *netns,
+			     const char *kw, const char *name)
+{
+	struct knob *k;
+
+	k = realloc(l->k, (l->n + 1) * sizeof(*k));
+	if (!k) {
+		fprintf(stderr, "ktgen: out of memory\n");
+		exit(EXIT_FAIL);
+	}
+	l->k = k;
+	k = &l->k[l->n++];
+	memset(k, 0, sizeof(*k));
+	snprintf(k->ifname, sizeof(k->ifname), "%s", ifname);
+	snprintf(k->netns, sizeof(k->netns), "%s", netns ? netns : "");
+	snprintf(k->name, sizeof(k->name), "%s", name ? name : "");
+	k->type = knob_type(kw);
+	return k;
+}
+
+/* Keyword-value pairs of rings and coalesce, as many as follow. */
+static int knob_parse_pairs(struct knob_list *l, const char *ifname, const char *netns,
+			    const char *kw, int argc, char **argv)
+{
+	static const char * const ring_kw[] = { "rx", "tx" };
+	bool rings = !strcmp(kw, "rings");
+	int i = 1, j;
+
+	while (i + 1 < argc) {
+		struct knob *k;
+		char full[16];
+
+		for (j = 0; rings && j < 2 && strcmp(argv[i], ring_kw[j]); j++)
+			;
+		if (rings && j == 2)
+			break;
+		if (!rings && !knob_type("coalesce"))
+			break;
+		if (!rings) {
+			struct knob probe = { .type = knob_type("coalesce") };
+
+			snprintf(probe.name, sizeof(probe.name), "%s", argv[i]);
+			if (!attr_knob(&probe) || attr_knob(&probe)->get != ETHTOOL_MSG_COALESCE_GET)
+				break;
+			k = knob_add(l, ifname, netns, "coalesce", argv[i]);
+		} else {
+			snprintf(full, sizeof(full), "rings-%s", argv[i]);
+			k = knob_add(l, ifname, netns, full, NULL);
+		}
+		if (k->type->want(k, argv[i + 1]))
+			return -1;
+		i += 2;
+	}
+	if (i == 1) {
+		usage_error("%s: %s", kw, rings ? "rx N and/or tx N" :
+			    "rx-usecs, rx-frames, tx-usecs, tx-frames, adaptive-rx or adaptive-tx, and a value");
+		return -1;
+	}
+	return i;
+}
+
+int knob_parse(struct knob_list *l, const char *ifname, const char *netns,
+	       int argc, char **argv)
+{
+	const struct knob_type *t;
+	const char *kw = argv[0], *name = NULL;
+	struct knob *k;
+	int n;
+
+	if (!strcmp(kw, "rings") || !strcmp(kw, "coalesce"))
+		return knob_parse_pairs(l, ifname, netns, kw, argc, argv);
+	if (!strcmp(kw, "gro") || !strcmp(kw, "gro-hw")) {
+		name = !strcmp(kw, "gro") ? "rx-gro" : "rx-gro-hw";
+		kw = "feature";
+	}
+	t = knob_type(kw);
+	if (!t || !strcmp(kw, "busy-read") || !strncmp(kw, "rings-", 6))
+		return 0;
+	n = t->named && !name ? 3 : 2;
+	if (argc < n) {
+		usage_error("%s: needs %s", argv[0], t->named && !name ? "a name and a value" : "a value");
+		return -1;
+	}
+	if (t->named && !name)
+		name = argv[1];
+	if (!strcmp(kw, "tunable") && strcmp(name, "rx-copybreak") && strcmp(name, "tx-copybreak")) {
+		usage_error("tunable: rx-copybreak or tx-copybreak, not '%s'", name);
+		return -1;
+	}
+	k = knob_add(l, ifname, netns, kw, name);
+	if (t->want(k, argv[n - 1]))
+		return -1;
+	if (!strcmp(kw, "busy-poll")) {
+		/* Both sysctls: polling in poll() and in reads. */
+		k = knob_add(l, ifname, netns, "busy-read", NULL);
+		snprintf(k->want, sizeof(k->want), "%s", l->k[l->n - 2].want);
+	}
+	return n;
+}
+
+int knob_parse_dev(struct knob_list *l, int argc, char **argv)
+{
+	char ifname[IF_NAMESIZE + 64], *at;
+	int n;
+
+	if (argc < 3) {
+		usage_error("knob: IFNAME[@NETNS] and a knob");
+		return -1;
+	}
+	snprintf(ifname, sizeof(ifname), "%s", argv[0]);
+	at = strchr(ifname, '@');
+	if (at)
+		*at++ = 0;
+	if (!*ifname || strlen(ifname) >= IF_NAMESIZE || (at && !*at)) {
+		usage_error("knob: IFNAME[@NETNS], not '%s'", argv[0]);
+		return -1;
+	}
+	n = knob_parse(l, ifname, at, argc - 1, argv + 1);
+	if (n == 0)
+		usage_error("knob: unknown knob '%s'", argv[1]);
+	return n > 0 ? n + 1 : -1;
+}
+
+/* --- apply, verify, restore ------------------------------------------- */
+
+static int knob_read(struct knob *k, char *val, size_t len)
+{
+	int err;
+
+	if (in_ns(k))
+		return -1;
+	err = k->type->get(k, val, len);
+	ns_home();
+	return err;
+}
+
+static bool carrier_up(const struct knob *k)
+{
+	char path[96], c = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/carrier", k->ifname);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '1';
+}
+
+/* After a reset: the carrier back within 10 s. */
+static int carrier_wait(const struct knob *k)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (carrier_up(k))
+			return 0;
+		nanosleep(&ts, NULL);
+	}
+	fprintf(stderr, "Error: %s: no carrier 10 s after %s\n", k->ifname, k->type->kw);
+	return -1;
+}
+
+/* Set @val on @k and check the device took it; @after gets what it has. */
+static int knob_write(struct knob *k, const char *val, char *after, size_t len)
+{
+	bool up;
+	int err;
+
+	if (in_ns(k))
+		return -1;
+	up = k->type->resets && carrier_up(k);
+	err = k->type->set(k, val);
+	if (!err && up)
+		err = carrier_wait(k);
+	if (!err)
+		err = k->type->get(k, after, len);
+	ns_home();
+	if (err)
+		return -1;
+	if (strcmp(after, val)) {
+		fprintf(stderr, "Error: %s: %s%s%s: set to %s, the device kept %s%s\n",
+			k->ifname, k->type->kw, *k->name ? " " : "", k->name, val, after,
+			!strcmp(k->type->kw, "feature") ? " (a fixed feature)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+int knobs_apply(struct knob_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		struct knob *k = &l->k[i];
+		int err;
+
+		k->changed = false;
+		if (k->type->want == want_queues) {
+			if (in_ns(k))
+				goto err_restore;
+			err = queues_resolve(k);
+			ns_home();
+			if (err)
+				goto err_restore;
+		}
+		if (knob_read(k, k->before, sizeof(k->before)))
+			goto err_restore;
+		if (!strcmp(k->before, k->want)) {
+			snprintf(k->after, sizeof(k->after), "%s", k->before);
+			continue;
+		}
+		/* Marked first: a value half taken is put back too. */
+		k->changed = true;
+		l->resets |= k->type->resets;
+		if (knob_write(k, k->want, k->after, sizeof(k->after)))
+			goto err_restore;
+	}
+	return 0;
+
+err_restore:
+	knobs_restore(l);
+	return -1;
+}
+
+int knobs_restore(struct knob_list *l)
+{
+	char now[KNOB_VAL_LEN];
+	int err = 0;
+	size_t i;
+
+	for (i = l->n; i-- > 0; ) {
+		struct knob *k = &l->k[i];
+
+		if (!k->changed)
+			continue;
+		if (knob_write(k, k->before, now, sizeof(now))) {
+			fprintf(stderr, "ktgen: %s: %s%s%s stays %s (was %s)\n", k->ifname,
+				k->type->kw, *k->name ? " " : "", k->name, now, k->before);
+			err = -1;
+		}
+		k->changed = false;
+	}
+	return err;
+}
+
+void knobs_print(const struct knob_list *l, const char *key)
+{
+	size_t i;
+
+	if (!l->n)
+		return;
+	print_open_array(key);
+	print_text("%s:", key);
+	for (i = 0; i < l->n; i++) {
+		const struct knob *k = &l->k[i];
+		bool changed = strcmp(k->before, k->after);
+
+		print_open_object(NULL);
+		print_string(PRINT_ANY, "dev", " %s", k->ifname);
+		if (*k->netns)
+			print_string(PRINT_ANY, "netns", "@%s", k->netns);
+		print_string(PRINT_ANY, "knob", " %s", k->type->kw);
+		if (*k->name)
+			print_string(PRINT_ANY, "name", " %s", k->name);
+		print_string(PRINT_ANY, "before", " %s", k->before);
+		print_string(PRINT_ANY, "after", changed ? " -> %s" : "", k->after);
+		print_bool(PRINT_JSON, "changed", NULL, changed);
+		print_text("%s", changed ? "" : " (unchanged)");
+		print_text("%s", i + 1 < l->n ? ";" : "\n");
+		print_close_object();
+	}
+	print_close_array();
+}
+
+void knobs_free(struct knob_list *l)
+{
+	free(l->k);
+	memset(l, 0, sizeof(*l));
+}
+
+/* --- ktgen dev show --------------------------------------------------- */
+
+static void show_bits(const struct knob *k, bool features)
+{
+	struct bits b;
+	size_t i;
+
+	if (bits_get(k, features, true, &b))
+		return;
+	print_open_object(features ? "features" : "priv_flags");
+	print_text(features ? "features:" : "priv-flags:");
+	for (i = 0; i < b.n; i++) {
+		bool fixed = !(b.flags[i] & BIT_HW) || (b.flags[i] & BIT_NOCHANGE);
+
+		if (!features) {
+			print_bool(PRINT_JSON, b.name[i], NULL, b.flags[i] & BIT_ON);
+			print_text(" %s %s", b.name[i], b.flags[i] & BIT_ON ? "on" : "off");
+			continue;
+		}
+		/* ethtool --json -k's shape. */
+		print_open_object(b.name[i]);
+		print_bool(PRINT_JSON, "active", NULL, b.flags[i] & BIT_ON);
+		print_bool(PRINT_JSON, "fixed", NULL, fixed);
+		print_bool(PRINT_JSON, "requested", NULL, b.flags[i] & BIT_WANTED);
+		print_close_object();
+		print_text("%s %s %s%s", i % 3 ? "," : "\n ", b.name[i],
+			   b.flags[i] & BIT_ON ? "on" : "off", fixed ? " [fixed]" : "");
+	}
+	print_text("%s\n", b.n ? "" : " none");
+	print_close_object();
+	bits_free(&b);
+}
+
+/* The numbers of one GET reply, shown under their ethtool names. */
+struct show_attr {
+	unsigned int	type;
+	const char	*key;
+	bool		u8;
+};
+
+struct show_group {
+	const char		*key;
+	uint8_t			cmd;
+	const struct show_attr	*attrs;
+	size_t			n;
+};
+
+static const struct show_attr rings_attrs[] = {
+	{ ETHTOOL_A_RINGS_RX,		"rx" },
+	{ ETHTOOL_A_RINGS_RX_MAX,	"rx_max" },
+	{ ETHTOOL_A_RINGS_TX,		"tx" },
+	{ ETHTOOL_A_RINGS_TX_MAX,	"tx_max" },
+	{ ETHTOOL_A_RINGS_RX_BUF_LEN,	"rx_buf_len" },
+	{ ETHTOOL_A_RINGS_TCP_DATA_SPLIT, "tcp_data_split", true },
+};
+
+static const struct show_attr channels_attrs[] = {
+	{ ETHTOOL_A_CHANNELS_COMBINED_COUNT,	"combined" },
+	{ ETHTOOL_A_CHANNELS_COMBINED_MAX,	"combined_max" },
+	{ ETHTOOL_A_CHANNELS_RX_COUNT,		"rx" },
+	{ ETHTOOL_A_CHANNELS_RX_MAX,		"rx_max" },
+	{ ETHTOOL_A_CHANNELS_TX_COUNT,		"tx" },
+	{ ETHTOOL_A_CHANNELS_TX_MAX,		"tx_max" },
+};
+
+static const struct show_attr coalesce_attrs[] = {
+	{ ETHTOOL_A_COALESCE_RX_USECS,		"rx_usecs" },
+	{ ETHTOOL_A_COALESCE_RX_MAX_FRAMES,	"rx_frames" },
+	{ ETHTOOL_A_COALESCE_TX_USECS,		"tx_usecs" },
+	{ ETHTOOL_A_COALESCE_TX_MAX_FRAMES,	"tx_frames" },
+	{ ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX,	"adaptive_rx", true },
+	{ ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX,	"adaptive_tx", true },
+};
+
+static const struct show_group show_groups[] = {
+	{ "rings",	ETHTOOL_MSG_RINGS_GET,	rings_attrs,	ARRAY_SIZE(rings_attrs) },
+	{ "channels",	ETHTOOL_MSG_CHANNELS_GET, channels_attrs, ARRAY_SIZE(channels_attrs) },
+	{ "coalesce",	ETHTOOL_MSG_COALESCE_GET, coalesce_attrs, ARRAY_SIZE(coalesce_attrs) },
+};
+
+struct show_reply {
+	const struct show_group	*g;
+	bool			any;
+};
+
+static int show_group_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct show_reply *r = data;
+	const struct nlattr *a;
+	size_t i;
+
+	for (i = 0; i < r->g->n; i++) {
+		const struct show_attr *s = &r->g->attrs[i];
+
+		mnl_attr_for_each(a, nlh, GENL_HDRLEN) {
+			uint32_t v;
+
+			if (mnl_attr_get_type(a) != s->type)
+				continue;
+			if (s->u8 && mnl_attr_get_payload_len(a) == 1)
+				v = mnl_attr_get_u8(a);
+			else if (!s->u8 && mnl_attr_get_payload_len(a) == 4)
+				v = mnl_attr_get_u32(a);
+			else
+				continue;
+			if (!r->any)
+				print_open_object(r->g->key);
+			print_text(r->any ? "," : "%s:", r->g->key);
+			r->any = true;
+			if (s->type == ETHTOOL_A_RINGS_TCP_DATA_SPLIT)
+				print_string(PRINT_ANY, s->key, " tcp-data-split %s",
+					     v < ARRAY_SIZE(split_names) ? split_names[v] : "?");
+			else if (s->u8)
+				print_bool(PRINT_JSON, s->key, NULL, v);
+			else
+				print_u64(PRINT_JSON, s->key, NULL, v);
+			if (!s->u8)
+				print_text(" %s %u", s->key, v);
+			else if (s->type != ETHTOOL_A_RINGS_TCP_DATA_SPLIT)
+				print_text(" %s %s", s->key, v ? "on" : "off");
+		}
+	}
+	return MNL_CB_OK;
+}
+
+static void show_group(const struct knob *k, const struct show_group *g)
+{
+	struct show_reply r = { .g = g };
+	struct eth_req req;
+
+	if (eth_start(&req, k, g->cmd))
+		return;
+	/* A device without the operation shows nothing of it. */
+	req.ctx.what = NULL;
+	if (!nl_request_quiet(&req.ctx, req.nlh, show_group_cb, &r) && r.any) {
+		print_text("\n");
+		print_close_object();
+	}
+	nl_close(&req.ctx);
+}
+
+/* The driver, by the ETHTOOL_GDRVINFO ioctl. */
+static void show_driver(const struct knob *k)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr = { };
+	int fd;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", k->ifname);
+	ifr.ifr_data = (void *)&info;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && !ioctl(fd, SIOCETHTOOL, &ifr)) {
+		print_string(PRINT_ANY, "driver", " driver %s", info.driver);
+		if (*info.version)
+			print_string(PRINT_ANY, "driver_version", " %s", info.version);
+		if (*info.bus_info)
+			print_string(PRINT_ANY, "bus_info", " bus %s", info.bus_info);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/* One value of a knob, when the device has it: a tunable, XPS, RPS. */
+static void show_knob(const char *kw, const char *name, const char *key,
+		      const struct knob *dev)
+{
+	struct knob k = *dev;
+	char val[KNOB_VAL_LEN];
+	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
+	int err;
+
+	k.type = knob_type(kw);
+	snprintf(k.name, sizeof(k.name), "%s", name ? name : "");
+	/* Quietly: a device without the knob shows nothing of it. */
+	fflush(stderr);
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+	err = k.type->get(&k, val, sizeof(val));
+	fflush(stderr);
+	if (saved >= 0) {
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+	}
+	if (null >= 0)
+		close(null);
+	if (err)
+		return;
+	if (k.type->want == want_u32)
+		print_u64(PRINT_JSON, key, NULL, strtoull(val, NULL, 10));
+	else
+		print_string(PRINT_JSON, key, NULL, val);
+	print_text("%s %s\n", key, val);
+}
+
+static int dev_show(struct knob *k)
+{
+	if (in_ns(k))
+		return EXIT_FAIL;
+	if (!queue_count(k, "tx")) {
+		ns_home();
+		return EXIT_FAIL;
+	}
+	print_open_object(NULL);
+	print_string(PRINT_ANY, "ifname", "%s:", k->ifname);
+	if (*k->netns)
+		print_string(PRINT_ANY, "netns", " netns %s", k->netns);
+	show_driver(k);
+	print_u64(PRINT_ANY, "carrier", " carrier %llu", carrier_up(k));
+	print_u64(PRINT_ANY, "tx_queues", " tx-queues %llu", queue_count(k, "tx"));
+	print_u64(PRINT_ANY, "rx_queues", " rx-queues %llu\n", queue_count(k, "rx"));
+	show_bits(k, true);
+	show_bits(k, false);
+	for (size_t i = 0; i < ARRAY_SIZE(show_groups); i++)
+		show_group(k, &show_groups[i]);
+	show_knob("tunable", "rx-copybreak", "rx-copybreak", k);
+	show_knob("tunable", "tx-copybreak", "tx-copybreak", k);
+	show_knob("xps", NULL, "xps", k);
+	show_knob("rps", NULL, "rps", k);
+	show_knob("busy-poll", NULL, "busy-poll", k);
+	show_knob("busy-read", NULL, "busy-read", k);
+	print_close_object();
+	ns_home();
+	return EXIT_OK;
+}
+
+static void dev_usage(FILE *f)
+{
+	fputs("Usage: ktgen dev show IFNAME [netns NS]\n"
+	      "       ktgen dev set IFNAME [netns NS] KNOB...\n", f);
+	fputs(knob_usage, f);
+	fputs("set reads each knob, sets it when it differs and reads it back: a value\n"
+	      "the device refuses or does not keep is an error naming the knob, and what\n"
+	      "was set before it is put back. It prints each knob's value before and\n"
+	      "after. Rings, channels and tcp-data-split reset the device: set waits for\n"
+	      "its carrier. A run takes the same knobs (knob IFNAME[@NS] KNOB...) and\n"
+	      "puts them back when it ends.\n", f);
+}
+
+/* IFNAME [netns NS]: the device's words; returns how many. */
+static int dev_parse_name(const char *cmd, int argc, char **argv, struct knob *dev)
+{
+	memset(dev, 0, sizeof(*dev));
+	if (argc < 1 || !*argv[0] || strlen(argv[0]) >= IF_NAMESIZE || strchr(argv[0], '/')) {
+		usage_error("dev %s: which device?%s%s", cmd, argc ? " not " : "",
+			    argc ? argv[0] : "");
+		return -1;
+	}
+	snprintf(dev->ifname, sizeof(dev->ifname), "%s", argv[0]);
+	if (argc >= 2 && !strcmp(argv[1], "netns")) {
+		if (argc < 3 || !*argv[2] || strchr(argv[2], '/')) {
+			usage_error("dev %s: netns: a name under /run/netns", cmd);
+			return -1;
+		}
+		snprintf(dev->netns, sizeof(dev->netns), "%s", argv[2]);
+		return 3;
+	}
+	return 1;
+}
+
+static int dev_set(struct knob *dev, int argc, char **argv)
+{
+	struct knob_list l = { };
+	int n, ret = EXIT_OK;
+
+	if (!argc) {
+		usage_error("dev set: which knob?");
+		return EXIT_USAGE;
+	}
+	while (argc > 0) {
+		n = knob_parse(&l, dev->ifname, dev->netns, argc, argv);
+		if (n == 0)
+			usage_error("dev set: unknown knob '%s'", argv[0]);
+		if (n <= 0) {
+			knobs_free(&l);
+			return EXIT_USAGE;
+		}
+		argc -= n;
+		argv += n;
+	}
+	if (knobs_apply(&l)) {
+		ret = EXIT_FAIL;
+	} else {
+		print_open_object(NULL);
+		knobs_print(&l, "knobs");
+		print_close_object();
+	}
+	knobs_free(&l);
+	return ret;
+}
+
+int do_dev(int argc, char **argv)
+{
+	struct knob dev;
+	int n;
+
+	if (argc < 1 || is_help(argv[0])) {
+		dev_usage(argc ? stdout : stderr);
+		return argc ? EXIT_OK : EXIT_USAGE;
+	}
+	if (strcmp(argv[0], "show") && strcmp(argv[0], "set")) {
+		usage_error("dev: show or set, not '%s'", argv[0]);
+		return EXIT_USAGE;
+	}
+	n = dev_parse_name(argv[0], argc - 1, argv + 1, &dev);
+	if (n < 0)
+		return EXIT_USAGE;
+	if (!strcmp(argv[0], "set"))
+		return dev_set(&dev, argc - 1 - n, argv + 1 + n);
+	if (argc - 1 != n) {
+		usage_error("dev show: unexpected '%s'", argv[1 + n]);
+		return EXIT_USAGE;
+	}
+	return dev_show(&dev);
+}
