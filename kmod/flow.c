@@ -15,6 +15,7 @@
  * Every call is MSG_DONTWAIT: a flow that cannot send leaves its worker to
  * sleep until the socket reports write space.
  */
+#include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/tcp.h>
 #include <net/sock.h>
@@ -662,6 +663,13 @@ static bool ktg_flow_paced(struct ktg_flow *f, u32 len)
 	return true;
 }
 
+/* Test hook: busy-wait this long for each message sent, a calibrated
+ * slowdown for the verdict tests of ktgen ab. 0 (the default) is off.
+ */
+static unsigned int test_send_delay_ns;
+module_param(test_send_delay_ns, uint, 0600);
+MODULE_PARM_DESC(test_send_delay_ns, "test hook: busy-wait this long per message sent (0: off, at most 1 ms)");
+
 /* One send call's worth of progress: >0 progress, 0 blocked, <0 error. */
 static int ktg_flow_send_one(struct ktg_flow *f)
 {
@@ -679,6 +687,8 @@ static int ktg_flow_send_one(struct ktg_flow *f)
 			return 1;
 		}
 		f->msg_left = len;
+		if (unlikely(READ_ONCE(test_send_delay_ns)))
+			ndelay(min(READ_ONCE(test_send_delay_ns), 1000000U));
 	}
 	if (!ktg_flow_tcp(f)) {
 		if (run->p.tx_mode == KTGEN_TX_MODE_STACK)
@@ -892,6 +902,8 @@ static int ktg_rr_udp(struct ktg_flow *f)
 			return 1;
 		}
 		f->msg_left = len;
+		if (unlikely(READ_ONCE(test_send_delay_ns)))
+			ndelay(min(READ_ONCE(test_send_delay_ns), 1000000U));
 	}
 	f->t_sent = ktime_get();
 	ret = ktg_send_dgram(f, f->msg_left, KTG_MAGIC_REQ, f->seq);

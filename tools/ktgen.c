@@ -25,6 +25,9 @@ static const struct object {
 	{ "run",	do_run,		"tests against a sink (TEST | show | stop | del)" },
 	{ "nic",	do_nic,		"virtual NIC pairs (add | show | del)" },
 	{ "dev",	do_dev,		"a device's copy-path settings (show | set)" },
+	{ "ab",		do_ab,		"A/B comparison of two variants, with a verdict" },
+	{ "diff",	do_diff,	"verdict of new samples against a baseline" },
+	{ "sweep",	do_sweep,	"message sizes x variants, one table" },
 	{ "help",	do_help,	"this text" },
 };
 
@@ -41,7 +44,9 @@ static void usage(FILE *f)
 		fprintf(f, "  %-8s %s\n", objects[i].name, objects[i].help);
 	fputs("'ktgen OBJECT help' shows an object's commands.\n"
 	      "Exit status: 0 ok, 1 refused or failed (the kernel's reason is\n"
-	      "printed), 2 bad command line.\n", f);
+	      "printed) or a regression, 2 bad command line, 3 inconclusive (ab,\n"
+	      "diff: no effect seen, and none of the threshold's size could have\n"
+	      "been), 4 infrastructure error (ab, diff: a run or a file failed).\n", f);
 }
 
 static int do_help(int argc, char **argv)

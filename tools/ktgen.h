@@ -17,7 +17,11 @@ enum {
 	EXIT_OK		= 0,	/* done, and what was checked holds */
 	EXIT_FAIL	= 1,	/* the kernel refused, a test failed or regressed */
 	EXIT_USAGE	= 2,	/* bad command line */
+	EXIT_INCONCLUSIVE = 3,	/* ab, diff: no effect seen, none could have been */
+	EXIT_INFRA	= 4,	/* ab, diff: a run or a file failed */
 };
+/* git bisect run's codes for the above: 0, 1, 125 (skip), 128 (abort). */
+int bisect_exit(int ret);
 
 /* Global options. */
 struct opts {
@@ -33,6 +37,11 @@ int do_sink(int argc, char **argv);
 int do_run(int argc, char **argv);
 int do_nic(int argc, char **argv);
 int do_dev(int argc, char **argv);
+int do_ab(int argc, char **argv);
+int do_diff(int argc, char **argv);
+int do_sweep(int argc, char **argv);
+/* ktgen run ... repeat N (ab.c). */
+int run_repeat(int argc, char **argv);
 
 /* Command-line helpers (util.c). */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -1400,7 +1400,7 @@ static void run_usage(FILE *f)
 	      "                 [interval SECS] [warmup SECS] [probe]\n"
 	      "                 [req BYTES] [resp BYTES] [rate TPS] [percentiles LIST]\n"
 	      "                 [timeout SECS] [rate BITS/s|Npps [burst N]]\n"
-	      "                 [knob IFNAME[@NETNS] KNOB]...\n"
+	      "                 [knob IFNAME[@NETNS] KNOB]... [repeat N [confidence L,W]]\n"
 	      "       ktgen run show [ID]\n"
 	      "       ktgen run stop ID|all\n"
 	      "       ktgen run del ID|all\n"
@@ -1423,6 +1423,10 @@ static void run_usage(FILE *f)
 	      "       50,90,95,99,99.9; timeout: udp_rr gives up a transaction\n"
 	      "rate (streams): pace each flow at bits/s (100M, 2.5G) or send calls/s\n"
 	      "       (1000pps), in bursts of burst bytes or calls (default one call)\n"
+	      "repeat N [confidence LEVEL,WIDTH]: N runs, each metric summarized (min,\n"
+	      "       P10, median, mean, P90, max, stddev, CI); confidence stops once the\n"
+	      "       LEVEL interval of the mean is narrower than WIDTH (an estimate:\n"
+	      "       verdicts need a fixed N, see ktgen ab and ktgen diff)\n"
 	      "knob: a device setting (ktgen dev help) applied before the flows start\n"
 	      "       and put back when the run ends, on Ctrl-C or SIGTERM too; in the\n"
 	      "       result. Receiver knobs name the sink's device (kn1@ns-b).\n", f);
@@ -1482,6 +1486,32 @@ int do_run(int argc, char **argv)
 	if (test < 0) {
 		usage_error("run: unknown test or command '%s'", argv[0]);
 		return EXIT_USAGE;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "repeat")) {
+			/* Checked as one run first: a bad word fails at once. */
+			char **one = calloc(argc, sizeof(char *));
+			int n = 0, k;
+
+			if (!one)
+				return EXIT_FAIL;
+			for (k = 1; k < argc; k++) {
+				if (!strcmp(argv[k], "repeat") || !strcmp(argv[k], "confidence"))
+					k++;
+				else
+					one[n++] = argv[k];
+			}
+			ret = run_parse(&a, test, n, one);
+			knobs_free(&a.knobs);
+			free(one);
+			if (ret)
+				return EXIT_USAGE;
+			if (a.detach) {
+				usage_error("run: repeat: runs are waited for, not detached");
+				return EXIT_USAGE;
+			}
+			return run_repeat(argc, argv);
+		}
 	}
 	if (run_parse(&a, test, argc - 1, argv + 1)) {
 		knobs_free(&a.knobs);

@@ -119,6 +119,60 @@ t dev_set_coalesce 2 'coalesce: rx-usecs, rx-frames' dev set eth0 coalesce foo 1
 t run_knob_dev 2 "knob: IFNAME\[@NETNS\], not 'eth0@'" run tcp_stream to 10.0.0.1 port 1 knob eth0@ gro on
 t run_knob_unknown 2 "knob: unknown knob 'mtu'" run tcp_stream to 10.0.0.1 port 1 knob eth0 mtu 9000
 t run_knob_detach 2 'a detached run has nobody to put the knobs back' run tcp_stream to 10.0.0.1 port 1 detach knob eth0 gro on
+t ab_help 0 'Usage: ktgen ab repeat N a VARIANT b VARIANT' ab help
+t ab_noargs 2 'Usage: ktgen ab' ab
+t ab_norun 2 "ab: the run to compare after '--'" ab repeat 3 a x b y
+t ab_novariant 2 'ab: repeat N, a VARIANT and b VARIANT are all needed' ab repeat 3 a x -- run tcp_stream
+t ab_repeat 2 "ab: repeat: 2 to 10000 pairs, not '1'" ab repeat 1 a x b y -- run tcp_stream
+t ab_metric 2 "metric: one of tx_bps.*not 'speed'" ab repeat 3 a x b y metric speed -- run tcp_stream
+t ab_gate 2 "gate: unknown metric 'x'" ab repeat 3 a x b y gate rx_bps,x -- run tcp_stream
+t ab_alpha 2 "alpha: a significance level like 0.05, not '2'" ab repeat 3 a x b y alpha 2 -- run tcp_stream
+t ab_quote 2 "variant 'tx \"stack': an unclosed quote" ab repeat 3 a 'tx "stack' b y -- run tcp_stream
+t ab_bisect_usage 128 'ab: repeat' ab bisect repeat 1 a x b y -- run tcp_stream
+t run_repeat 2 "run: repeat: 2 to 10000 runs, not '1'" run tcp_stream to 10.0.0.1 port 1 repeat 1
+t run_repeat_bad 2 "run: unknown keyword 'frob'" run tcp_stream to 10.0.0.1 port 1 frob 1 repeat 3
+t run_repeat_detach 2 'run: repeat: runs are waited for' run tcp_stream to 10.0.0.1 port 1 detach repeat 3
+t run_confidence 2 "confidence: LEVEL,WIDTH like 0.99,0.05, not '99'" run tcp_stream to 10.0.0.1 port 1 repeat 3 confidence 99
+t diff_help 0 'Usage: ktgen diff BASE.json NEW.json' diff help
+t sweep_help 0 'Usage: ktgen sweep sizes LIST' sweep help
+t sweep_nosizes 2 'sweep: sizes LIST is needed' sweep repeat 2 -- run tcp_stream
+t sweep_badsize 2 "sweep: sizes: up to 32 sizes like 64,1K,64K, not 'x'" sweep sizes 64,x -- run tcp_stream
+t sweep_runsize 2 "the sizes come from 'sizes', not the run's 'size'" sweep sizes 64 -- run tcp_stream size 100
+t sweep_norun 2 "sweep: the run after '--'" sweep sizes 64
+t sweep_columns 2 "columns: unknown metric 'x'" sweep sizes 64 csv columns tx_bps,x -- run tcp_stream
+t sweep_csv_json 2 'sweep: csv or -j, not both' -j sweep sizes 64 csv -- run tcp_stream
+t sweep_variant 2 "sweep: unknown keyword 'variant'" sweep sizes 64 variant x -- run tcp_stream
+t diff_one 2 'diff: BASE.json and NEW.json' diff a.json
+t diff_keyword 2 "diff: unknown keyword 'frob'" diff a.json b.json frob
+t diff_missing 4 'nope.json: No such file' diff /nonexistent/nope.json /nonexistent/nope.json
+t diff_missing_bisect 125 'nope.json: No such file' diff /nonexistent/nope.json /nonexistent/nope.json bisect
+
+# diff on hand-made samples: a 20 % drop regresses, noise does not, a
+# too-noisy sample is inconclusive; save keeps sessions.
+d=$(mktemp -d)
+doc() { echo "{\"sessions\":1,\"metrics\":{\"${3:-tx_bps}\":{\"samples\":[$1]}}}" >"$d/$2"; }
+doc 1000,1010,990,1005,995,1002 base.json
+doc 800,810,790,805,795,802 slow.json
+doc 1001,1008,992,1003,996,1000 same.json
+doc 600,1500,700,1400,900,1300 noisy.json
+doc 1000,1010,990,1005,995,1002 base99.json p99
+doc 800,810,790,805,795,802 fast99.json p99
+t diff_regression 1 'new/base tx_bps: n 6/6 ratio 0.800.*: regression' diff "$d/base.json" "$d/slow.json"
+t diff_same 0 'ratio 0.9997.*: no change' diff "$d/base.json" "$d/same.json"
+t diff_noisy 3 'inconclusive' diff "$d/base.json" "$d/noisy.json"
+t diff_improvement 0 'improvement' diff "$d/slow.json" "$d/base.json"
+t diff_threshold 0 'change below threshold' diff "$d/base.json" "$d/slow.json" threshold 25
+t diff_lower_better 1 'p99: .*regression' diff "$d/fast99.json" "$d/base99.json" metric p99
+t diff_bisect 1 'regression' diff "$d/base.json" "$d/slow.json" bisect
+t diff_bisect_skip 125 'inconclusive' diff "$d/base.json" "$d/noisy.json" bisect
+t diff_json 1 '"verdict":"regression"' -j diff "$d/base.json" "$d/slow.json"
+cp "$d/base.json" "$d/b2.json"
+t diff_save 0 'now 2 sessions' diff "$d/b2.json" "$d/same.json" save
+t diff_save_more 1 'n 12/6' diff "$d/b2.json" "$d/slow.json" save
+t diff_not_saved 0 'n 12/6' diff "$d/b2.json" "$d/same.json"
+echo '{"metrics": [1,' >"$d/bad.json"
+t diff_bad_json 4 'bad.json: [0-9]+:[0-9]+: ' diff "$d/base.json" "$d/bad.json"
+rm -rf "$d"
 
 echo "KTAP version 1"
 echo "1..$n"

@@ -1,0 +1,1370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Repeated runs and their verdicts.
+ *
+ *   ktgen ab repeat N a VARIANT b VARIANT [metric M] [gate M,...] [alpha A]
+ *            [threshold PCT] [bisect] -- run TEST ...
+ *   ktgen run TEST ... repeat N [confidence LEVEL,WIDTH]
+ *   ktgen diff BASE.json NEW.json [metric M] [gate M,...] [alpha A]
+ *              [threshold PCT] [variant a|b] [save]
+ *
+ * Each sample is a whole `ktgen -j run` of this binary, so a variant's
+ * knobs are applied and put back by the run itself, and a sample is the
+ * run document a single run prints. ab interleaves its variants in pairs
+ * (A B, B A, A B, ...) so that drift cancels, and judges the pairs' log
+ * ratios; diff judges a new sample against a baseline that keeps several
+ * sessions' samples, so that the variance between boots is in the test.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "json.h"
+#include "ktgen.h"
+#include "print.h"
+#include "stats.h"
+
+/* A figure of a run document: the window's when the run had a warm-up,
+ * else the run's.
+ */
+struct metric {
+	const char	*name;
+	const char	*paths[2];
+	bool		higher_better;
+	const char	*unit;		/* text: value / scale unit */
+	double		scale;
+};
+
+static const struct metric metrics[] = {
+	{ "tx_bps",	{ "window/tx_bps", "tx_bps" },	true,	"Mbit/s", 1e6 },
+	{ "rx_bps",	{ "window/rx_bps", "rx_bps" },	true,	"Mbit/s", 1e6 },
+	{ "tps",	{ "latency/tps" },		true,	"/s", 1 },
+	{ "p50",	{ "latency/percentiles_ns/p50" }, false, "us", 1e3 },
+	{ "p90",	{ "latency/percentiles_ns/p90" }, false, "us", 1e3 },
+	{ "p99",	{ "latency/percentiles_ns/p99" }, false, "us", 1e3 },
+	{ "p99.9",	{ "latency/percentiles_ns/p99.9" }, false, "us", 1e3 },
+	{ "mean_ns",	{ "latency/mean_ns" },		false,	"us", 1e3 },
+	{ "run_us_per_kb", { "cpu/run/us_per_kb" },	false,	"us/KB", 1 },
+	{ "other_us_per_kb", { "cpu/other/us_per_kb" }, false,	"us/KB", 1 },
+};
+
+#define NMETRICS	ARRAY_SIZE(metrics)
+#define MAX_GATES	8
+
+static const struct metric *metric_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NMETRICS; i++)
+		if (!strcmp(metrics[i].name, name))
+			return &metrics[i];
+	return NULL;
+}
+
+/* The value of @m in a run document; NAN when it has none. */
+static double metric_value(const struct metric *m, const struct json *doc)
+{
+	size_t i;
+
+	for (i = 0; i < 2 && m->paths[i]; i++) {
+		char path[64], *seg, *save = NULL;
+		const struct json *n = doc;
+		double v;
+
+		snprintf(path, sizeof(path), "%s", m->paths[i]);
+		for (seg = strtok_r(path, "/", &save); seg && n; seg = strtok_r(NULL, "/", &save))
+			n = json_get(n, seg);
+		if (n && !json_number(n, &v))
+			return v;
+	}
+	return NAN;
+}
+
+/* The default: receiver throughput for UDP streams (what arrives),
+ * sender throughput for TCP streams, the 99th percentile for RR.
+ */
+static const char *metric_default(const char *test)
+{
+	if (!strcmp(test, "udp_stream"))
+		return "rx_bps";
+	if (!strcmp(test, "tcp_stream"))
+		return "tx_bps";
+	return "p99";
+}
+
+/* --- the judgement ------------------------------------------------------ */
+
+struct judge {
+	double		alpha;
+	double		threshold;	/* relative, 0.05 = 5 % */
+	const struct metric *m[MAX_GATES + 1];	/* [0] primary */
+	size_t		nm;
+	bool		bisect;
+};
+
+enum verdict {
+	V_SAME,			/* no difference, and one would have been seen */
+	V_SMALL,		/* a real difference below the threshold */
+	V_IMPROVED,
+	V_REGRESSED,
+	V_INCONCLUSIVE,		/* nothing seen, but the test could not see it */
+};
+
+static const char * const verdict_names[] = {
+	[V_SAME]	= "no change",
+	[V_SMALL]	= "change below threshold",
+	[V_IMPROVED]	= "improvement",
+	[V_REGRESSED]	= "regression",
+	[V_INCONCLUSIVE] = "inconclusive",
+};
+
+/* @ratio of B to A (new to base), its Holm-adjusted @p and the test's
+ * minimum detectable effect: the verdict.
+ */
+static enum verdict judge_one(const struct judge *j, const struct metric *m,
+			      double ratio, double p, double mde)
+{
+	double change = ratio - 1;	/* + is more */
+	bool worse = m->higher_better ? change < 0 : change > 0;
+
+	if (p < j->alpha) {
+		if (fabs(change) < j->threshold)
+			return V_SMALL;
+		return worse ? V_REGRESSED : V_IMPROVED;
+	}
+	return mde > j->threshold ? V_INCONCLUSIVE : V_SAME;
+}
+
+/* Exit status of a job: a regression anywhere fails it; an inconclusive
+ * metric, when nothing regressed, says so.
+ */
+static int judge_exit(const struct judge *j, const enum verdict *v, size_t n)
+{
+	bool inconclusive = false;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (v[i] == V_REGRESSED)
+			break;
+		inconclusive |= v[i] == V_INCONCLUSIVE;
+	}
+	ret = i < n ? EXIT_FAIL : inconclusive ? EXIT_INCONCLUSIVE : EXIT_OK;
+	return j->bisect ? bisect_exit(ret) : ret;
+}
+
+int bisect_exit(int ret)
+{
+	/* git bisect run: 0 good, 1 bad, 125 cannot test, >= 128 abort. */
+	switch (ret) {
+	case EXIT_OK:
+		return 0;
+	case EXIT_FAIL:
+		return 1;
+	case EXIT_USAGE:
+		return 128;
+	default:
+		return 125;
+	}
+}
+
+/* "gate M,M": further metrics, judged with Holm's correction. */
+static int parse_gates(struct judge *j, const char *list)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct metric *m = metric_find(tok);
+
+		if (!m) {
+			usage_error("gate: unknown metric '%s'", tok);
+			return -1;
+		}
+		if (j->nm > MAX_GATES) {
+			usage_error("gate: at most %d metrics", MAX_GATES);
+			return -1;
+		}
+		j->m[j->nm++] = m;
+	}
+	return 0;
+}
+
+/* The options a verdict takes, shared by ab and diff; words taken or 0. */
+static int judge_arg(struct judge *j, int argc, char **argv, const char **metric,
+		     const char **gates)
+{
+	double v;
+	char *end;
+
+	if (!strcmp(argv[0], "bisect")) {
+		j->bisect = true;
+		return 1;
+	}
+	if (argc < 2)
+		return 0;
+	if (!strcmp(argv[0], "metric")) {
+		if (!metric_find(argv[1])) {
+			usage_error("metric: one of tx_bps, rx_bps, tps, p50, p90, p99, p99.9, mean_ns, run_us_per_kb, other_us_per_kb; not '%s'",
+				    argv[1]);
+			return -1;
+		}
+		*metric = argv[1];
+		return 2;
+	}
+	if (!strcmp(argv[0], "gate")) {
+		*gates = argv[1];
+		return 2;
+	}
+	if (!strcmp(argv[0], "alpha") || !strcmp(argv[0], "threshold")) {
+		errno = 0;
+		v = strtod(argv[1], &end);
+		if (errno || *end || end == argv[1] || v <= 0 ||
+		    v >= (!strcmp(argv[0], "alpha") ? 0.5 : 100)) {
+			usage_error("%s: %s, not '%s'", argv[0], !strcmp(argv[0], "alpha") ?
+				    "a significance level like 0.05" : "a percentage like 5",
+				    argv[1]);
+			return -1;
+		}
+		if (!strcmp(argv[0], "alpha"))
+			j->alpha = v;
+		else
+			j->threshold = v / 100;
+		return 2;
+	}
+	return 0;
+}
+
+static int judge_finish(struct judge *j, const char *metric, const char *gates)
+{
+	j->m[0] = metric_find(metric);
+	j->nm = 1;
+	return gates ? parse_gates(j, gates) : 0;
+}
+
+static void print_value(const char *key, const char *fmt, const struct metric *m, double v)
+{
+	print_double(PRINT_JSON, key, NULL, v);
+	print_text(fmt, v / m->scale);
+}
+
+static void print_summary(const struct metric *m, const double *x, size_t n)
+{
+	struct stats_summary s;
+
+	if (stats_summarize(x, n, 0.95, &s))
+		return;
+	print_open_object("summary");
+	print_u64(PRINT_JSON, "n", NULL, s.n);
+	print_value("min", " min %.6g", m, s.min);
+	if (s.p10_ok)
+		print_value("p10", " P10 %.6g", m, s.p10);
+	print_value("median", " median %.6g", m, s.median);
+	print_value("mean", " mean %.6g", m, s.mean);
+	if (s.p90_ok)
+		print_value("p90", " P90 %.6g", m, s.p90);
+	print_value("max", " max %.6g", m, s.max);
+	print_value("stddev", " stddev %.3g", m, s.stddev);
+	print_double(PRINT_JSON, "cv", NULL, s.cv);
+	print_text(" (%.1f%%)", s.cv * 100);
+	print_value("ci95_lo", " ci95 [%.6g", m, s.ci_lo);
+	print_value("ci95_hi", ", %.6g]", m, s.ci_hi);
+	print_text(" %s\n", m->unit);
+	print_close_object();
+}
+
+static void print_samples(const double *x, size_t n)
+{
+	size_t i;
+
+	print_open_array("samples");
+	for (i = 0; i < n; i++)
+		print_double(PRINT_JSON, NULL, NULL, x[i]);
+	print_close_array();
+}
+
+/* --- samples: one `ktgen -j run` each --------------------------------- */
+
+static volatile sig_atomic_t ab_signal;
+
+static void ab_on_signal(int sig)
+{
+	ab_signal = sig;
+}
+
+/* Split a variant into words: whitespace separates, quotes group. */
+static int split_words(const char *s, char ***words, int *n)
+{
+	char *buf = malloc(strlen(s) + 1), *o;
+	bool any;
+
+	if (!buf)
+		return -1;
+	*words = NULL;
+	*n = 0;
+	while (*s) {
+		char q = 0;
+
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		if (!*s)
+			break;
+		o = buf;
+		any = false;
+		for (; *s && (q || (*s != ' ' && *s != '\t' && *s != '\n')); s++) {
+			if (!q && (*s == '\'' || *s == '"')) {
+				q = *s;
+				any = true;
+			} else if (q && *s == q) {
+				q = 0;
+			} else {
+				*o++ = *s;
+			}
+		}
+		if (q) {
+			while (*n > 0)
+				free((*words)[--*n]);
+			free(*words);
+			*words = NULL;
+			free(buf);
+			return -1;
+		}
+		*o = 0;
+		(void)any;
+		*words = realloc(*words, (*n + 1) * sizeof(char *));
+		(*words)[(*n)++] = strdup(buf);
+	}
+	free(buf);
+	return 0;
+}
+
+struct variant {
+	const char	*label;		/* as given */
+	char		**words;	/* run keywords and knobs */
+	int		nwords;
+	char		*pre, *post;	/* shell commands around each run */
+	double		*x[NMETRICS];	/* samples by metric */
+	size_t		n;
+};
+
+static int variant_parse(struct variant *v, const char *label, const char *s)
+{
+	char **w;
+	int n, i, k = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->label = label;
+	if (split_words(s, &w, &n)) {
+		usage_error("variant '%s': an unclosed quote", s);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if ((!strcmp(w[i], "pre") || !strcmp(w[i], "post")) && i + 1 < n) {
+			char **cmd = !strcmp(w[i], "pre") ? &v->pre : &v->post;
+
+			free(*cmd);
+			*cmd = w[i + 1];
+			free(w[i++]);
+			continue;
+		}
+		w[k++] = w[i];
+	}
+	v->words = w;
+	v->nwords = k;
+	return 0;
+}
+
+static void variant_free(struct variant *v)
+{
+	size_t i;
+	int k;
+
+	for (k = 0; k < v->nwords; k++)
+		free(v->words[k]);
+	free(v->words);
+	free(v->pre);
+	free(v->post);
+	for (i = 0; i < NMETRICS; i++)
+		free(v->x[i]);
+}
+
+static int shell(const char *what, const char *cmd)
+{
+	int st = system(cmd);
+
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "ktgen: %s command '%s' failed (status %d)\n", what, cmd,
+			st == -1 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		return -1;
+	}
+	return 0;
+}
+
+/* `ktgen -j run BASE... VARIANT...` of this binary: its document. */
+static struct json *run_once(char **base, int nbase, const struct variant *v)
+{
+	char **argv = calloc(nbase + v->nwords + 3, sizeof(char *));
+	size_t len = 0, cap = 65536;
+	char *out = malloc(cap), err[128];
+	struct json *doc = NULL;
+	int fds[2], st, i, k = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (!argv || !out || pipe(fds))
+		goto out;
+	argv[k++] = "ktgen";
+	argv[k++] = "-j";
+	for (i = 0; i < nbase; i++)
+		argv[k++] = base[i];
+	for (i = 0; i < v->nwords; i++)
+		argv[k++] = v->words[i];
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (pid > 0 && (r = read(fds[0], out + len, cap - len - 1)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		len += r;
+		if (cap - len < 4096) {
+			char *bigger = realloc(out, cap * 2);
+
+			if (!bigger)
+				break;
+			out = bigger;
+			cap *= 2;
+		}
+	}
+	close(fds[0]);
+	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	out[len] = 0;
+	if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "ktgen: run of variant %s failed (status %d)\n", v->label,
+			pid < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		goto out;
+	}
+	doc = json_parse(out, len, err, sizeof(err));
+	if (!doc)
+		fprintf(stderr, "ktgen: run of variant %s: its document: %s\n", v->label, err);
+out:
+	free(argv);
+	free(out);
+	return doc;
+}
+
+/* One sample of @v into its arrays; -1 on an infrastructure failure. */
+static int sample(char **base, int nbase, struct variant *v, const struct judge *j)
+{
+	const char *state;
+	struct json *doc;
+	size_t i;
+	int err = 0;
+
+	if (v->pre && shell("pre", v->pre))
+		return -1;
+	doc = run_once(base, nbase, v);
+	if (v->post && shell("post", v->post))
+		err = -1;
+	if (!doc)
+		return -1;
+	/* A run stopped by a signal is no sample. */
+	state = json_string(json_get(doc, "state"));
+	if (ab_signal || !state || strcmp(state, "done")) {
+		if (!ab_signal)
+			fprintf(stderr, "ktgen: run of variant %s ended %s\n", v->label,
+				state ? state : "without a state");
+		json_free(doc);
+		return -1;
+	}
+	for (i = 0; i < NMETRICS; i++) {
+		double *x = realloc(v->x[i], (v->n + 1) * sizeof(double));
+
+		if (!x) {
+			err = -1;
+			break;
+		}
+		v->x[i] = x;
+		x[v->n] = metric_value(&metrics[i], doc);
+	}
+	for (i = 0; !err && i < j->nm; i++) {
+		double x = v->x[j->m[i] - metrics][v->n];
+
+		if (!(x > 0) || !isfinite(x)) {
+			fprintf(stderr, "ktgen: run of variant %s: no positive %s in its result\n",
+				v->label, j->m[i]->name);
+			err = -1;
+		}
+	}
+	json_free(doc);
+	if (!err)
+		v->n++;
+	return err;
+}
+
+static const char *test_of(char **base, int nbase)
+{
+	return nbase >= 2 ? base[1] : "";
+}
+
+/* --- ab ------------------------------------------------------------------ */
+
+static void ab_usage(FILE *f)
+{
+	fputs("Usage: ktgen ab repeat N a VARIANT b VARIANT [metric M] [gate M,...]\n"
+	      "                [alpha A] [threshold PCT] [bisect] -- run TEST ...\n"
+	      "A and B run interleaved in pairs (A B, B A, ...) N times each; each pair's\n"
+	      "log ratio B/A is tested (paired t-test, Wilcoxon signed-rank, a bootstrap\n"
+	      "interval of the ratio). VARIANT: run keywords and knobs added to the run,\n"
+	      "and 'pre CMD' / 'post CMD' shell commands around each of its runs, e.g.\n"
+	      "  a \"tx stack\" b \"tx cached\"\n"
+	      "  a \"knob kn1@ns priv-flag legacy-rx off\" b \"knob kn1@ns priv-flag legacy-rx on\"\n"
+	      "metric: the primary one (default: rx_bps for udp_stream, tx_bps for\n"
+	      "  tcp_stream, p99 for RR); gate: more, Holm-corrected. Metrics: tx_bps,\n"
+	      "  rx_bps, tps, p50, p90, p99, p99.9, mean_ns, run_us_per_kb, other_us_per_kb\n"
+	      "alpha: significance (default 0.05); threshold: the smallest change in %\n"
+	      "  that counts (default 5): a significant change beyond it in the worse\n"
+	      "  direction is a regression; no significant change while the minimum\n"
+	      "  detectable effect exceeds it is inconclusive.\n"
+	      "Exit: 0 no regression, 1 regression, 2 usage, 3 inconclusive,\n"
+	      "4 infrastructure error; bisect: 0, 1, 125 (skip) for git bisect run.\n", f);
+}
+
+struct ab_args {
+	long		n;
+	const char	*va, *vb;
+	struct judge	j;
+	char		**base;
+	int		nbase;
+};
+
+static int ab_parse(struct ab_args *a, int argc, char **argv)
+{
+	const char *metric = NULL, *gates = NULL;
+	int i, n;
+
+	memset(a, 0, sizeof(*a));
+	a->j.alpha = 0.05;
+	a->j.threshold = 0.05;
+	for (i = 0; i < argc && strcmp(argv[i], "--"); i += n) {
+		n = judge_arg(&a->j, argc - i, argv + i, &metric, &gates);
+		if (n < 0)
+			return -1;
+		if (n)
+			continue;
+		if (i + 1 >= argc) {
+			usage_error("ab: '%s' needs a value", argv[i]);
+			return -1;
+		}
+		n = 2;
+		if (!strcmp(argv[i], "repeat")) {
+			char *end;
+
+			a->n = strtol(argv[i + 1], &end, 10);
+			if (*end || a->n < 2 || a->n > 10000) {
+				usage_error("ab: repeat: 2 to 10000 pairs, not '%s'", argv[i + 1]);
+				return -1;
+			}
+		} else if (!strcmp(argv[i], "a")) {
+			a->va = argv[i + 1];
+		} else if (!strcmp(argv[i], "b")) {
+			a->vb = argv[i + 1];
+		} else {
+			usage_error("ab: unknown keyword '%s'", argv[i]);
+			return -1;
+		}
+	}
+	if (i >= argc || i + 2 >= argc || strcmp(argv[i + 1], "run")) {
+		usage_error("ab: the run to compare after '--': -- run TEST ...");
+		return -1;
+	}
+	if (!a->n || !a->va || !a->vb) {
+		usage_error("ab: repeat N, a VARIANT and b VARIANT are all needed");
+		return -1;
+	}
+	a->base = argv + i + 1;
+	a->nbase = argc - i - 1;
+	return judge_finish(&a->j, metric ? metric : metric_default(test_of(a->base, a->nbase)),
+			    gates);
+}
+
+/* "metrics": every metric the runs had, with its samples; a summary of
+ * the judged ones.
+ */
+static void print_metrics(const struct variant *v, const struct judge *j)
+{
+	size_t i;
+
+	print_open_object("metrics");
+	for (i = 0; i < NMETRICS; i++) {
+		const struct metric *m = &metrics[i];
+		bool judged = false;
+		size_t k;
+
+		if (!v->n || !isfinite(v->x[i][0]))
+			continue;
+		for (k = 0; k < j->nm; k++)
+			judged |= j->m[k] == m;
+		print_open_object(m->name);
+		print_bool(PRINT_JSON, "higher_is_better", NULL, m->higher_better);
+		print_samples(v->x[i], v->n);
+		if (judged) {
+			print_text("  %s:", m->name);
+			print_summary(m, v->x[i], v->n);
+		}
+		print_close_object();
+	}
+	print_close_object();
+}
+
+static void print_variant(const char *key, const struct variant *v, const struct judge *j)
+{
+	print_open_object(key);
+	print_string(PRINT_ANY, "variant", "%s:", key);
+	print_string(PRINT_ANY, "args", " \"%s\"\n", v->label);
+	if (v->pre)
+		print_string(PRINT_JSON, "pre", NULL, v->pre);
+	if (v->post)
+		print_string(PRINT_JSON, "post", NULL, v->post);
+	print_metrics(v, j);
+	print_close_object();
+}
+
+/* Judge the metrics of @j over @n pairs; their verdicts into @v. */
+static void ab_judge(const struct judge *j, const struct variant *a, const struct variant *b,
+		     enum verdict *v)
+{
+	struct stats_paired r[MAX_GATES + 1];
+	double p[MAX_GATES + 1], adj[MAX_GATES + 1];
+	size_t i;
+
+	for (i = 0; i < j->nm; i++) {
+		size_t mi = j->m[i] - metrics;
+
+		/* sample() kept only positive values of judged metrics. */
+		if (stats_paired(a->x[mi], b->x[mi], a->n, j->alpha, 1, &r[i])) {
+			fprintf(stderr, "ktgen: ab: %s: no comparison\n", j->m[i]->name);
+			exit(EXIT_INFRA);
+		}
+		p[i] = r[i].p_t;
+	}
+	if (stats_holm(p, j->nm, adj))
+		exit(EXIT_INFRA);
+	print_open_array("verdicts");
+	for (i = 0; i < j->nm; i++) {
+		const struct metric *m = j->m[i];
+
+		v[i] = judge_one(j, m, r[i].ratio, adj[i], r[i].mde);
+		print_open_object(NULL);
+		print_string(PRINT_ANY, "metric", "b/a %s:", m->name);
+		print_bool(PRINT_JSON, "primary", NULL, i == 0);
+		print_u64(PRINT_JSON, "pairs", NULL, r[i].n);
+		print_double(PRINT_ANY, "ratio", " ratio %.4f", r[i].ratio);
+		print_double(PRINT_ANY, "change_pct", " (%+.2f%%)", (r[i].ratio - 1) * 100);
+		print_double(PRINT_JSON, "ci_lo", NULL, r[i].ci_lo);
+		print_double(PRINT_JSON, "ci_hi", NULL, r[i].ci_hi);
+		print_text(" ci%.0f [%.4f, %.4f]", (1 - j->alpha) * 100, r[i].ci_lo, r[i].ci_hi);
+		print_double(PRINT_ANY, "p_t", " paired-t p=%.3g", r[i].p_t);
+		print_double(PRINT_ANY, "p_holm", " holm p=%.3g", adj[i]);
+		print_double(PRINT_ANY, "p_wilcoxon", " wilcoxon p=%.3g", r[i].p_w);
+		print_double(PRINT_ANY, "mde_pct", " MDE %.2f%%", r[i].mde * 100);
+		print_string(PRINT_ANY, "verdict", ": %s\n", verdict_names[v[i]]);
+		print_close_object();
+	}
+	print_close_array();
+}
+
+int do_ab(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = ab_on_signal }, old_int, old_term;
+	struct variant va, vb;
+	enum verdict v[MAX_GATES + 1];
+	struct ab_args a;
+	int ret = EXIT_OK;
+	long i;
+
+	if (argc < 1 || is_help(argv[0])) {
+		ab_usage(argc ? stdout : stderr);
+		return argc ? EXIT_OK : EXIT_USAGE;
+	}
+	if (ab_parse(&a, argc, argv))
+		return a.j.bisect ? bisect_exit(EXIT_USAGE) : EXIT_USAGE;
+	if (variant_parse(&va, a.va, a.va))
+		return EXIT_USAGE;
+	if (variant_parse(&vb, a.vb, a.vb)) {
+		variant_free(&va);
+		return EXIT_USAGE;
+	}
+	/* Ctrl-C stops the run in progress (it puts its knobs back) and
+	 * the job after it.
+	 */
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	for (i = 0; i < a.n && ret == EXIT_OK && !ab_signal; i++) {
+		struct variant *first = i % 2 ? &vb : &va, *second = i % 2 ? &va : &vb;
+
+		fprintf(stderr, "ktgen: ab pair %ld/%ld: %s then %s\n", i + 1, a.n,
+			i % 2 ? "b" : "a", i % 2 ? "a" : "b");
+		if (sample(a.base, a.nbase, first, &a.j) || ab_signal ||
+		    sample(a.base, a.nbase, second, &a.j))
+			ret = EXIT_INFRA;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	/* Pairs only: a half pair is dropped. */
+	va.n = vb.n = va.n < vb.n ? va.n : vb.n;
+
+	print_open_object(NULL);
+	print_string(PRINT_ANY, "test", "ab: %s,", test_of(a.base, a.nbase));
+	print_u64(PRINT_ANY, "pairs", " %llu pairs", va.n);
+	print_u64(PRINT_JSON, "repeat", NULL, a.n);
+	print_string(PRINT_ANY, "metric", " (A B, B A, ...), metric %s", a.j.m[0]->name);
+	print_text(" (%s is better)", a.j.m[0]->higher_better ? "higher" : "lower");
+	print_double(PRINT_ANY, "alpha", ", alpha %.3g", a.j.alpha);
+	print_double(PRINT_ANY, "threshold_pct", ", threshold %.3g%%\n", a.j.threshold * 100);
+	print_variant("a", &va, &a.j);
+	print_variant("b", &vb, &a.j);
+	if (va.n >= 2) {
+		ab_judge(&a.j, &va, &vb, v);
+		if (ret == EXIT_OK)
+			ret = judge_exit(&a.j, v, a.j.nm);
+		else if (a.j.bisect)
+			ret = bisect_exit(ret);
+	} else {
+		print_text("too few pairs for a verdict\n");
+		ret = a.j.bisect ? bisect_exit(EXIT_INFRA) : EXIT_INFRA;
+	}
+	print_u64(PRINT_ANY, "exit", "exit %llu\n", ret);
+	print_close_object();
+	variant_free(&va);
+	variant_free(&vb);
+	return ret;
+}
+
+/* --- run ... repeat N ---------------------------------------------------- */
+
+/*
+ * ktgen run TEST ... repeat N [confidence LEVEL,WIDTH]: N runs, each
+ * metric summarized. confidence stops early, once the LEVEL interval of
+ * the primary metric's mean is narrower than WIDTH (relative): an
+ * estimation rule, as netperf's -I. A sample stopped by looking at it
+ * gives p-values that are not valid: verdicts take a fixed N.
+ */
+int run_repeat(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = ab_on_signal }, old_int, old_term;
+	double level = 0, width = 0;
+	struct variant v = { .label = "" };
+	struct judge j = { .alpha = 0.05 };
+	char **base = calloc(argc + 2, sizeof(char *));
+	int nbase = 0, i, ret = EXIT_OK;
+	bool stopped = false;
+	long n = 0, k;
+
+	if (!base)
+		return EXIT_FAIL;
+	base[nbase++] = "run";
+	for (i = 0; i < argc; i++) {
+		char *end;
+
+		if (!strcmp(argv[i], "repeat") && i + 1 < argc) {
+			n = strtol(argv[++i], &end, 10);
+			if (*end || n < 2 || n > 10000) {
+				usage_error("run: repeat: 2 to 10000 runs, not '%s'", argv[i]);
+				free(base);
+				return EXIT_USAGE;
+			}
+		} else if (!strcmp(argv[i], "confidence") && i + 1 < argc) {
+			if (sscanf(argv[++i], "%lf,%lf", &level, &width) != 2 || level <= 0.5 ||
+			    level >= 1 || width <= 0 || width >= 1) {
+				usage_error("run: confidence: LEVEL,WIDTH like 0.99,0.05, not '%s'",
+					    argv[i]);
+				free(base);
+				return EXIT_USAGE;
+			}
+		} else {
+			base[nbase++] = argv[i];
+		}
+	}
+	j.m[0] = metric_find(metric_default(test_of(base, nbase)));
+	j.nm = 1;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	for (k = 0; k < n && !ab_signal; k++) {
+		struct stats_summary s;
+		size_t mi = j.m[0] - metrics;
+
+		fprintf(stderr, "ktgen: run %ld/%ld\n", k + 1, n);
+		if (sample(base, nbase, &v, &j)) {
+			ret = EXIT_INFRA;
+			break;
+		}
+		if (level && v.n >= 3 && !stats_summarize(v.x[mi], v.n, level, &s) &&
+		    (s.ci_hi - s.ci_lo) / s.mean <= width) {
+			stopped = true;
+			break;
+		}
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+
+	print_open_object(NULL);
+	print_string(PRINT_ANY, "test", "repeat: %s,", test_of(base, nbase));
+	print_u64(PRINT_ANY, "runs", " %llu runs", v.n);
+	print_u64(PRINT_JSON, "repeat", NULL, n);
+	print_string(PRINT_JSON, "metric", NULL, j.m[0]->name);
+	print_u64(PRINT_JSON, "sessions", NULL, 1);
+	print_text("\n");
+	if (level) {
+		print_double(PRINT_JSON, "confidence_level", NULL, level);
+		print_double(PRINT_JSON, "confidence_width", NULL, width);
+		print_bool(PRINT_JSON, "confidence_reached", NULL, stopped);
+		print_text("confidence %.3g,%.3g %s after %zu runs: an estimate; p-values of a\n"
+			   "sample stopped this way are not valid, use a fixed repeat N for verdicts\n",
+			   level, width, stopped ? "reached" : "not reached", v.n);
+	}
+	if (v.n)
+		print_metrics(&v, &j);
+	print_close_object();
+	variant_free(&v);
+	free(base);
+	return ret;
+}
+
+/* --- diff ------------------------------------------------------------------ */
+
+static void diff_usage(FILE *f)
+{
+	fputs("Usage: ktgen diff BASE.json NEW.json [metric M] [gate M,...] [alpha A]\n"
+	      "                  [threshold PCT] [variant a|b] [bisect] [save]\n"
+	      "Judges NEW's samples against BASE's (documents of run ... repeat, ab or a\n"
+	      "saved baseline): Welch's t-test on the logs, Mann-Whitney U, a bootstrap\n"
+	      "interval of the ratio of geometric means. variant picks an ab document's\n"
+	      "side (default b). save: when nothing regressed, NEW's samples join BASE\n"
+	      "as another session, so a baseline carries the variance between boots.\n"
+	      "Exit codes as ab's.\n", f);
+}
+
+/* The samples of metric @m in a document: its "metrics", or those of
+ * variant @var of an ab document. -1 when it has none.
+ */
+static int doc_samples(const struct json *doc, const char *var, const struct metric *m,
+		       double **x, size_t *n)
+{
+	const struct json *ms = json_get(doc, "metrics"), *arr;
+	size_t i;
+
+	if (!ms && json_get(doc, var))
+		ms = json_get(json_get(doc, var), "metrics");
+	arr = ms ? json_get(json_get(ms, m->name), "samples") : NULL;
+	if (!arr || arr->type != JSON_ARRAY || !arr->len)
+		return -1;
+	*n = arr->len;
+	*x = calloc(*n, sizeof(double));
+	for (i = 0; *x && i < *n; i++)
+		if (json_number(json_index(arr, i), &(*x)[i]))
+			return -1;
+	return *x ? 0 : -1;
+}
+
+static struct json *read_doc(const char *path)
+{
+	char err[160], *text = NULL;
+	size_t len = 0;
+	struct json *doc;
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "ktgen: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (getdelim(&text, &len, '\0', f) < 0) {
+		fprintf(stderr, "ktgen: %s: empty\n", path);
+		fclose(f);
+		free(text);
+		return NULL;
+	}
+	fclose(f);
+	doc = json_parse(text, strlen(text), err, sizeof(err));
+	if (!doc)
+		fprintf(stderr, "ktgen: %s: %s\n", path, err);
+	free(text);
+	return doc;
+}
+
+/* BASE with NEW's samples added, as a baseline document. */
+static int diff_save(const char *path, const struct json *base, const struct json *new,
+		     const char *var)
+{
+	char tmp[4096];
+	double sessions = 1, s2 = 1;
+	FILE *f;
+	size_t i;
+	int err;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "ktgen: %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	json_number(json_get(base, "sessions"), &sessions);
+	json_number(json_get(new, "sessions"), &s2);
+	print_finish();
+	print_init(f, true, true);
+	print_open_object(NULL);
+	print_string(PRINT_JSON, "baseline", NULL, "ktgen");
+	print_u64(PRINT_JSON, "sessions", NULL, (uint64_t)(sessions + s2));
+	print_open_object("metrics");
+	for (i = 0; i < NMETRICS; i++) {
+		double *a = NULL, *b = NULL;
+		size_t na = 0, nb = 0, k;
+
+		if (doc_samples(base, "a", &metrics[i], &a, &na) ||
+		    doc_samples(new, var, &metrics[i], &b, &nb)) {
+			free(a);
+			free(b);
+			continue;
+		}
+		print_open_object(metrics[i].name);
+		print_bool(PRINT_JSON, "higher_is_better", NULL, metrics[i].higher_better);
+		print_open_array("samples");
+		for (k = 0; k < na + nb; k++)
+			print_double(PRINT_JSON, NULL, NULL, k < na ? a[k] : b[k - na]);
+		print_close_array();
+		print_close_object();
+		free(a);
+		free(b);
+	}
+	print_close_object();
+	print_close_object();
+	err = print_finish();
+	err |= fclose(f);
+	/* Back to stdout, whose document is complete. */
+	print_init(stdout, opts.json, opts.pretty);
+	if (err || rename(tmp, path)) {
+		fprintf(stderr, "ktgen: %s: %s\n", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	fprintf(stderr, "ktgen: %s: now %llu sessions\n", path,
+		(unsigned long long)(sessions + s2));
+	return 0;
+}
+
+int do_diff(int argc, char **argv)
+{
+	const char *metric = NULL, *gates = NULL, *var = "b";
+	struct stats_unpaired r[MAX_GATES + 1];
+	double p[MAX_GATES + 1], adj[MAX_GATES + 1];
+	enum verdict v[MAX_GATES + 1];
+	struct json *base = NULL, *new = NULL;
+	struct judge j = { .alpha = 0.05, .threshold = 0.05 };
+	int i, n, ret = EXIT_INFRA;
+	bool save = false;
+	size_t k;
+
+	if (argc < 1 || is_help(argv[0])) {
+		diff_usage(argc ? stdout : stderr);
+		return argc ? EXIT_OK : EXIT_USAGE;
+	}
+	if (argc < 2) {
+		usage_error("diff: BASE.json and NEW.json");
+		return EXIT_USAGE;
+	}
+	for (i = 2; i < argc; i += n) {
+		n = judge_arg(&j, argc - i, argv + i, &metric, &gates);
+		if (n < 0)
+			return EXIT_USAGE;
+		if (n)
+			continue;
+		n = 1;
+		if (!strcmp(argv[i], "save")) {
+			save = true;
+		} else if (!strcmp(argv[i], "variant") && i + 1 < argc &&
+			   (!strcmp(argv[i + 1], "a") || !strcmp(argv[i + 1], "b"))) {
+			var = argv[i + 1];
+			n = 2;
+		} else {
+			usage_error("diff: unknown keyword '%s'", argv[i]);
+			return EXIT_USAGE;
+		}
+	}
+	if (judge_finish(&j, metric ? metric : "tx_bps", gates))
+		return EXIT_USAGE;
+	base = read_doc(argv[0]);
+	new = base ? read_doc(argv[1]) : NULL;
+	if (!new)
+		goto out;
+	if (!metric) {
+		const struct json *t = json_get(new, "metric");
+
+		if (!t && json_get(new, var))
+			t = json_get(json_get(new, var), "metric");
+		if (t && json_string(t) && metric_find(json_string(t)))
+			j.m[0] = metric_find(json_string(t));
+	}
+	for (k = 0; k < j.nm; k++) {
+		double *a = NULL, *b = NULL;
+		size_t na = 0, nb = 0;
+		int err;
+
+		err = doc_samples(base, "a", j.m[k], &a, &na) ||
+		      doc_samples(new, var, j.m[k], &b, &nb) ||
+		      stats_unpaired(a, na, b, nb, j.alpha, 1, &r[k]);
+		free(a);
+		free(b);
+		if (err) {
+			fprintf(stderr, "ktgen: diff: %s: two samples of 2 or more positive values needed\n",
+				j.m[k]->name);
+			goto out;
+		}
+		p[k] = r[k].p_t;
+	}
+	if (stats_holm(p, j.nm, adj))
+		goto out;
+	print_open_object(NULL);
+	print_string(PRINT_ANY, "base", "diff: %s", argv[0]);
+	print_string(PRINT_ANY, "new", " -> %s", argv[1]);
+	print_double(PRINT_ANY, "alpha", ", alpha %.3g", j.alpha);
+	print_double(PRINT_ANY, "threshold_pct", ", threshold %.3g%%\n", j.threshold * 100);
+	print_open_array("verdicts");
+	for (k = 0; k < j.nm; k++) {
+		v[k] = judge_one(&j, j.m[k], r[k].ratio, adj[k], r[k].mde);
+		print_open_object(NULL);
+		print_string(PRINT_ANY, "metric", "new/base %s:", j.m[k]->name);
+		print_bool(PRINT_JSON, "primary", NULL, k == 0);
+		print_u64(PRINT_ANY, "n_base", " n %llu", r[k].na);
+		print_u64(PRINT_ANY, "n_new", "/%llu", r[k].nb);
+		print_double(PRINT_ANY, "ratio", " ratio %.4f", r[k].ratio);
+		print_double(PRINT_ANY, "change_pct", " (%+.2f%%)", (r[k].ratio - 1) * 100);
+		print_double(PRINT_JSON, "ci_lo", NULL, r[k].ci_lo);
+		print_double(PRINT_JSON, "ci_hi", NULL, r[k].ci_hi);
+		print_text(" ci%.0f [%.4f, %.4f]", (1 - j.alpha) * 100, r[k].ci_lo, r[k].ci_hi);
+		print_double(PRINT_ANY, "p_t", " welch p=%.3g", r[k].p_t);
+		print_double(PRINT_ANY, "p_holm", " holm p=%.3g", adj[k]);
+		print_double(PRINT_ANY, "p_mannwhitney", " mann-whitney p=%.3g", r[k].p_u);
+		print_double(PRINT_ANY, "mde_pct", " MDE %.2f%%", r[k].mde * 100);
+		print_string(PRINT_ANY, "verdict", ": %s\n", verdict_names[v[k]]);
+		print_close_object();
+	}
+	print_close_array();
+	ret = judge_exit(&j, v, j.nm);
+	print_u64(PRINT_ANY, "exit", "exit %llu\n", ret);
+	print_close_object();
+	if (save && (j.bisect ? ret == 0 : ret != EXIT_FAIL) && diff_save(argv[0], base, new, var))
+		ret = EXIT_INFRA;
+	base = new = (json_free(base), json_free(new), NULL);
+	return ret;
+out:
+	json_free(base);
+	json_free(new);
+	return j.bisect ? bisect_exit(ret) : ret;
+}
+
+/* --- sweep ---------------------------------------------------------------- */
+
+static void sweep_usage(FILE *f)
+{
+	fputs("Usage: ktgen sweep sizes LIST [repeat N] [metric M] [alpha A] [threshold PCT]\n"
+	      "                   [csv [columns M,...]] [variant NAME VARIANT]... -- run TEST ...\n"
+	      "Every message size (size BYTES of the run) with every variant, repeat N\n"
+	      "times (default 1), the variants' order reversed on every other repetition.\n"
+	      "A table of the metric's medians by size and variant, with each variant's\n"
+	      "ratio to the first and its paired verdict (from repeat 2); -j: one\n"
+	      "document with every run's figures. csv: a row per run instead (size,\n"
+	      "variant, repetition, then the metrics of columns, default all).\n"
+	      "VARIANT as ktgen ab takes it; without any, the run as given.\n", f);
+}
+
+#define SWEEP_MAX	32
+
+struct sweep_args {
+	uint32_t	sizes[SWEEP_MAX];
+	size_t		nsizes;
+	long		n;
+	const char	*names[SWEEP_MAX], *words[SWEEP_MAX];
+	size_t		nvar;
+	bool		csv;
+	const struct metric *cols[NMETRICS];
+	size_t		ncols;
+	struct judge	j;
+	char		**base;
+	int		nbase;
+};
+
+static int sweep_columns(struct sweep_args *a, const char *list)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!metric_find(tok) || a->ncols == NMETRICS) {
+			usage_error("columns: unknown metric '%s'", tok);
+			return -1;
+		}
+		a->cols[a->ncols++] = metric_find(tok);
+	}
+	return 0;
+}
+
+static int sweep_sizes(struct sweep_args *a, const char *list)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (a->nsizes == SWEEP_MAX || parse_size_u32(tok, &a->sizes[a->nsizes]) ||
+		    !a->sizes[a->nsizes]) {
+			usage_error("sweep: sizes: up to %d sizes like 64,1K,64K, not '%s'", SWEEP_MAX,
+				    tok);
+			return -1;
+		}
+		a->nsizes++;
+	}
+	return 0;
+}
+
+static int sweep_parse(struct sweep_args *a, int argc, char **argv)
+{
+	const char *metric = NULL, *gates = NULL;
+	int i, n;
+
+	memset(a, 0, sizeof(*a));
+	a->n = 1;
+	a->j.alpha = 0.05;
+	a->j.threshold = 0.05;
+	for (i = 0; i < argc && strcmp(argv[i], "--"); i += n) {
+		n = judge_arg(&a->j, argc - i, argv + i, &metric, &gates);
+		if (n < 0)
+			return -1;
+		if (n)
+			continue;
+		n = 1;
+		if (!strcmp(argv[i], "csv")) {
+			a->csv = true;
+			continue;
+		}
+		if (i + 1 >= argc) {
+			usage_error("sweep: '%s' needs a value", argv[i]);
+			return -1;
+		}
+		n = 2;
+		if (!strcmp(argv[i], "sizes")) {
+			if (sweep_sizes(a, argv[i + 1]))
+				return -1;
+		} else if (!strcmp(argv[i], "columns")) {
+			if (sweep_columns(a, argv[i + 1]))
+				return -1;
+		} else if (!strcmp(argv[i], "repeat")) {
+			char *end;
+
+			a->n = strtol(argv[i + 1], &end, 10);
+			if (*end || a->n < 1 || a->n > 1000) {
+				usage_error("sweep: repeat: 1 to 1000, not '%s'", argv[i + 1]);
+				return -1;
+			}
+		} else if (!strcmp(argv[i], "variant") && i + 2 < argc &&
+			   strcmp(argv[i + 2], "--")) {
+			if (a->nvar == SWEEP_MAX) {
+				usage_error("sweep: at most %d variants", SWEEP_MAX);
+				return -1;
+			}
+			a->names[a->nvar] = argv[i + 1];
+			a->words[a->nvar++] = argv[i + 2];
+			n = 3;
+		} else {
+			usage_error("sweep: unknown keyword '%s'", argv[i]);
+			return -1;
+		}
+	}
+	if (i >= argc || i + 2 >= argc || strcmp(argv[i + 1], "run")) {
+		usage_error("sweep: the run after '--': -- run TEST ...");
+		return -1;
+	}
+	a->base = argv + i + 1;
+	a->nbase = argc - i - 1;
+	for (i = 0; i < a->nbase; i++) {
+		if (!strcmp(a->base[i], "size")) {
+			usage_error("sweep: the sizes come from 'sizes', not the run's 'size'");
+			return -1;
+		}
+	}
+	if (!a->nsizes) {
+		usage_error("sweep: sizes LIST is needed");
+		return -1;
+	}
+	if (a->csv && opts.json) {
+		usage_error("sweep: csv or -j, not both");
+		return -1;
+	}
+	if (!a->nvar) {
+		a->names[0] = "run";
+		a->words[a->nvar++] = "";
+	}
+	return judge_finish(&a->j, metric ? metric : metric_default(test_of(a->base, a->nbase)),
+			    gates);
+}
+
+/* A cell's variant: the variant's words and "size S". */
+static int sweep_cell(struct variant *c, const char *name, const char *words, uint32_t size)
+{
+	char buf[4096];
+
+	snprintf(buf, sizeof(buf), "%s size %u", words, size);
+	return variant_parse(c, name, buf);
+}
+
+static void sweep_csv_row(const struct sweep_args *a, const struct variant *c, uint32_t size,
+			  long rep)
+{
+	size_t i;
+
+	printf("%u,%s,%ld", size, c->label, rep + 1);
+	for (i = 0; i < (a->ncols ? a->ncols : NMETRICS); i++) {
+		size_t mi = a->ncols ? (size_t)(a->cols[i] - metrics) : i;
+		double v = c->x[mi][c->n - 1];
+
+		if (isfinite(v))
+			printf(",%.17g", v);
+		else
+			printf(",");
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+static void sweep_print(const struct sweep_args *a, struct variant *cells)
+{
+	const struct metric *m = a->j.m[0];
+	size_t mi = m - metrics, si, vi;
+
+	print_open_object(NULL);
+	print_string(PRINT_ANY, "test", "sweep: %s,", test_of(a->base, a->nbase));
+	print_string(PRINT_ANY, "metric", " metric %s", m->name);
+	print_u64(PRINT_ANY, "repeat", " (median of %llu,", a->n);
+	print_text(" %s; ratio to %s, paired verdict)\n", m->unit, a->names[0]);
+	print_open_array("variants");
+	for (vi = 0; vi < a->nvar; vi++) {
+		print_open_object(NULL);
+		print_string(PRINT_JSON, "name", NULL, a->names[vi]);
+		print_string(PRINT_JSON, "args", NULL, a->words[vi]);
+		print_close_object();
+	}
+	print_close_array();
+	print_text("%10s", "size");
+	for (vi = 0; vi < a->nvar; vi++)
+		print_text(" %14s", a->names[vi]);
+	print_text("\n");
+	print_open_array("cells");
+	for (si = 0; si < a->nsizes; si++) {
+		print_text("%10u", a->sizes[si]);
+		for (vi = 0; vi < a->nvar; vi++) {
+			struct variant *c = &cells[si * a->nvar + vi], *c0 = &cells[si * a->nvar];
+			struct stats_summary s;
+			struct stats_paired r;
+
+			print_open_object(NULL);
+			print_u64(PRINT_JSON, "size", NULL, a->sizes[si]);
+			print_string(PRINT_JSON, "variant", NULL, a->names[vi]);
+			print_metrics(c, &a->j);
+			if (!c->n || stats_summarize(c->x[mi], c->n, 0.95, &s)) {
+				print_text(" %14s", "-");
+				print_close_object();
+				continue;
+			}
+			print_text(" %14.6g", s.median / m->scale);
+			if (vi && c->n >= 2 && c->n == c0->n &&
+			    !stats_paired(c0->x[mi], c->x[mi], c->n, a->j.alpha, 1, &r)) {
+				enum verdict v = judge_one(&a->j, m, r.ratio, r.p_t, r.mde);
+
+				print_double(PRINT_JSON, "ratio", NULL, r.ratio);
+				print_double(PRINT_JSON, "p_t", NULL, r.p_t);
+				print_double(PRINT_JSON, "mde_pct", NULL, r.mde * 100);
+				print_string(PRINT_JSON, "verdict", NULL, verdict_names[v]);
+				print_text(" (%.3f %s)", r.ratio, v == V_REGRESSED ? "worse" :
+					   v == V_IMPROVED ? "better" : v == V_INCONCLUSIVE ? "?" : "=");
+			}
+			print_close_object();
+		}
+		print_text("\n");
+	}
+	print_close_array();
+	print_close_object();
+}
+
+int do_sweep(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = ab_on_signal }, old_int, old_term;
+	struct variant *cells;
+	struct sweep_args a;
+	int ret = EXIT_OK;
+	size_t si, vi, k;
+	long rep;
+
+	if (argc < 1 || is_help(argv[0])) {
+		sweep_usage(argc ? stdout : stderr);
+		return argc ? EXIT_OK : EXIT_USAGE;
+	}
+	if (sweep_parse(&a, argc, argv))
+		return EXIT_USAGE;
+	cells = calloc(a.nsizes * a.nvar, sizeof(*cells));
+	if (!cells)
+		return EXIT_FAIL;
+	for (k = 0; k < a.nsizes * a.nvar; k++) {
+		if (sweep_cell(&cells[k], a.names[k % a.nvar], a.words[k % a.nvar],
+			       a.sizes[k / a.nvar])) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (a.csv) {
+		printf("size,variant,rep");
+		for (k = 0; k < (a.ncols ? a.ncols : NMETRICS); k++)
+			printf(",%s", a.ncols ? a.cols[k]->name : metrics[k].name);
+		printf("\n");
+	}
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	for (si = 0; si < a.nsizes && ret == EXIT_OK; si++) {
+		for (rep = 0; rep < a.n && ret == EXIT_OK && !ab_signal; rep++) {
+			for (k = 0; k < a.nvar && ret == EXIT_OK && !ab_signal; k++) {
+				struct variant *c;
+
+				vi = rep % 2 ? a.nvar - 1 - k : k;
+				c = &cells[si * a.nvar + vi];
+				fprintf(stderr, "ktgen: sweep size %u, %s, %ld/%ld\n", a.sizes[si],
+					a.names[vi], rep + 1, a.n);
+				if (sample(a.base, a.nbase, c, &a.j))
+					ret = EXIT_INFRA;
+				else if (a.csv)
+					sweep_csv_row(&a, c, a.sizes[si], rep);
+			}
+		}
+		if (ab_signal)
+			ret = EXIT_INFRA;
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (!a.csv)
+		sweep_print(&a, cells);
+out:
+	for (k = 0; k < a.nsizes * a.nvar; k++)
+		variant_free(&cells[k]);
+	free(cells);
+	return ret;
+}
