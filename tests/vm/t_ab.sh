@@ -8,6 +8,15 @@
 
 AB_PARAM=/sys/module/ktgen/parameters/test_send_delay_ns
 
+# plot_check DOC PREFIX: scripts/ktgen-plot renders DOC as PREFIX.png and
+# PREFIX.svg.
+plot_check()
+{
+	"$(dirname "$KTGEN")/../scripts/ktgen-plot" "$1" "$2" >/dev/null || fail "ktgen-plot $1"
+	[ "$(head -c 4 "$2.png" | tail -c 3)" = PNG ] || fail "$2.png is no PNG"
+	grep -q '<svg' "$2.svg" || fail "$2.svg is no SVG"
+}
+
 t_ab_verdicts()
 {
 	local run doc delay slow out rc
@@ -37,6 +46,8 @@ print(min(int(d["duration_ns"] / d["tx"]["msgs"] * 2), 1000000))')
 		fail "injected slowdown of $delay ns per message not flagged"
 	[ $rc = 1 ] || fail "ab with a regression exited $rc, want 1"
 	log "delay $delay ns/msg: $(/usr/bin/python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["verdicts"][0]; print("ratio %.3f p %.2g MDE %.1f%%" % (v["ratio"], v["p_holm"], v["mde_pct"]))' "$out/ab.json")"
+
+	plot_check "$out/ab.json" "$out/ab"
 
 	# diff over the same samples (a as base, b as new): the same verdict.
 	rc=0
@@ -84,3 +95,46 @@ print(min(int(d["duration_ns"] / d["tx"]["msgs"] * 2), 1000000))')
 	rm -rf "$out"
 }
 case_add ab_verdicts t_ab_verdicts 400 stock
+
+# sweep: sizes x variants in one table and one document, CSV rows, a plot;
+# Ctrl-C in the middle of an ab stops it, the run's knobs put back.
+t_ab_sweep()
+{
+	local run out rc pid
+
+	load_module
+	NIC_IPV6=0 nic_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5251 rx verify >/dev/null
+	run="run tcp_stream to $NIC_ADDR_B port 5251 time 0.5"
+	out=$(mktemp -d)
+	ip netns exec "$NS_A" $KTGEN -j sweep sizes 1K,16K repeat 2 variant stack "tx stack" \
+		variant cached "tx cached" -- $run >"$out/sweep.json" || fail "sweep: exit $?"
+	json_check "d['repeat'] == 2 and [v['name'] for v in d['variants']] == ['stack', 'cached'] and
+		    [(c['size'], c['variant']) for c in d['cells']] ==
+		    [(1024, 'stack'), (1024, 'cached'), (16384, 'stack'), (16384, 'cached')] and
+		    all(len(c['metrics']['tx_bps']['samples']) == 2 for c in d['cells']) and
+		    all('verdict' in c for c in d['cells'] if c['variant'] == 'cached')" <"$out/sweep.json" ||
+		fail "sweep document"
+	plot_check "$out/sweep.json" "$out/sweep"
+	ip netns exec "$NS_A" $KTGEN sweep sizes 512 csv columns tx_bps,rx_bps -- $run >"$out/csv" ||
+		fail "sweep csv: exit $?"
+	[ "$(head -n 1 "$out/csv")" = "size,variant,rep,tx_bps,rx_bps" ] || fail "csv header: $(head -n 1 "$out/csv")"
+	grep -Eq '^512,run,1,[0-9.e+]+,[0-9.e+]+$' "$out/csv" || fail "csv row: $(tail -n 1 "$out/csv")"
+
+	# SIGINT during an ab: the run in progress stops and restores its
+	# knob, the job ends with exit 4 (infrastructure), no half sample.
+	rc=0
+	ip netns exec "$NS_A" $KTGEN -j ab repeat 50 a "" b "knob ktn0 feature tx-nocache-copy on" \
+		-- run tcp_stream to $NIC_ADDR_B port 5251 time 2 >"$out/int.json" &
+	pid=$!
+	slowwait "$(scaled 20)" sh -c "ip netns exec $NS_A ethtool -k ktn0 | grep -q 'tx-nocache-copy: on'" ||
+		fail "variant b never ran"
+	kill -INT $pid
+	wait $pid || rc=$?
+	[ $rc = 4 ] || fail "ab interrupted: exit $rc, want 4"
+	[ "$(ip netns exec "$NS_A" ethtool -k ktn0 | awk '/^tx-nocache-copy:/ { print $2 }')" = off ] ||
+		fail "knob left on after the interrupted ab"
+	json_check "d['pairs'] == 0 and d['exit'] == 4" <"$out/int.json" || fail "interrupted ab document"
+	rm -rf "$out"
+}
+case_add ab_sweep t_ab_sweep 300 stock
