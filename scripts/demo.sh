@@ -9,8 +9,11 @@
 # user again with tx-nocache-copy on: "user+ntc") with TCP streams into a
 # verifying sink, then the receive styles of the virtual NIC (build_skb,
 # legacy-rx, frags, rx-copybreak) with 64-byte UDP, over a ktgen-nic pair
-# between two namespaces. Statistics over repeated runs arrive with the
-# variants work.
+# between two namespaces. Then the verdicts a regression job gates on:
+# the tx paths as a sweep (medians, ratios to stack, paired verdicts) and
+# two ktgen ab comparisons (tx stack vs zerocopy for TCP, legacy-rx off vs
+# on for 64-byte UDP), each with its exit code, and plots of all three
+# (PNG and SVG) in KTGEN_DEMO_OUT (default: a new /tmp/ktgen-demo.*).
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
@@ -123,6 +126,60 @@ print("frame the device received. The DMA engine runs on CPU 0 and costs neither
 print("The styles are a model of the drivers'"'"' paths, not a reproduction of their hardware.")'
 }
 
+# ab_verdict DOC: an ab document's medians and paired verdict, as ab's
+# own text prints them.
+ab_verdict()
+{
+	/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["metric"]
+for side in "ab":
+    s = d[side]["metrics"][m]["summary"]
+    print("%s %-40s %s median %.4g, mean %.4g, cv %.1f%%" % (side, d[side]["args"], m,
+          s["median"], s["mean"], s["cv"] * 100))
+for v in d["verdicts"]:
+    print("b/a %s: ratio %.4f (%+.2f%%) ci95 [%.4f, %.4f] paired-t p=%.3g wilcoxon p=%.3g "
+          "MDE %.2f%%: %s" % (v["metric"], v["ratio"], v["change_pct"], v["ci_lo"], v["ci_hi"],
+                             v["p_t"], v["p_wilcoxon"], v["mde_pct"], v["verdict"]))' "$1"
+}
+
+# The verdicts: a sweep of the tx paths and two A/B comparisons, their
+# documents in $DEMO_OUT for the plots.
+verdicts()
+{
+	local k=$top/tools/ktgen n=${KTGEN_DEMO_PAIRS:-5} rc run
+
+	run="run tcp_stream to 10.78.0.2 port 5001 time 1 cpus 0"
+	echo "== tx paths, TCP 64 KiB over ktgen-nic, 3 repetitions: sweep (tx_bps)"
+	# shellcheck disable=SC2086
+	ip netns exec $A "$k" sweep sizes 64K repeat 3 variant stack "tx stack" \
+		variant cached "tx cached" variant nocache "tx nocache" \
+		variant zerocopy "tx zerocopy" -- $run 2>/dev/null | tee "$DEMO_OUT/sweep.txt"
+	# shellcheck disable=SC2086
+	ip netns exec $A "$k" -j sweep sizes 1K,16K,64K repeat 2 variant stack "tx stack" \
+		variant zerocopy "tx zerocopy" -- $run >"$DEMO_OUT/sweep.json" 2>/dev/null || true
+
+	echo "== ab: tx stack (a) vs tx zerocopy (b), TCP, $n pairs"
+	rc=0
+	# shellcheck disable=SC2086
+	ip netns exec $A "$k" -j ab repeat "$n" a "tx stack" b "tx zerocopy" -- $run \
+		>"$DEMO_OUT/ab-tx.json" 2>/dev/null || rc=$?
+	ab_verdict "$DEMO_OUT/ab-tx.json"
+	echo "ab exit status: $rc (0 no regression, 1 regression, 3 inconclusive)"
+
+	echo "== ab: legacy-rx off (a) vs on (b) on the receiver, UDP 64 B, $n pairs (rx_bps)"
+	rc=0
+	ip netns exec $A "$k" -j ab repeat "$n" a "knob ktgd1@$B priv-flag legacy-rx off" \
+		b "knob ktgd1@$B priv-flag legacy-rx on" -- \
+		run udp_stream to 10.78.0.2 port 5002 time 1 size 64 cpus 0 \
+		>"$DEMO_OUT/ab-legacy-rx.json" 2>/dev/null || rc=$?
+	ab_verdict "$DEMO_OUT/ab-legacy-rx.json"
+	echo "ab exit status: $rc (0 no regression, 1 regression, 3 inconclusive)"
+	echo "A verdict says whether a difference is real at this noise; the MDE is the"
+	echo "smallest change these pairs could have shown."
+}
+
 show()
 {
 	A=ktgdemo-a B=ktgdemo-b
@@ -133,17 +190,33 @@ show()
 	tx_paths
 	echo "== rx styles of ktgen-nic, UDP 64 B, ${secs} s each, sink rx verify"
 	rx_styles
+	verdicts
 	ip netns del $A
 	ip netns del $B
 	echo "Under QEMU/TCG no cache is modelled: the VM shows which path ran, not"
 	echo "what caches make of it."
 }
 
+# plots: each document of $DEMO_OUT as PNG and SVG beside it.
+plots()
+{
+	local f
+
+	for f in "$DEMO_OUT"/sweep.json "$DEMO_OUT"/ab-*.json; do
+		[ -s "$f" ] && "$here/ktgen-plot" "$f" "${f%.json}" >/dev/null
+	done
+	echo "plots: $(cd "$DEMO_OUT" && ls ./*.png ./*.svg 2>/dev/null | tr '\n' ' ')in $DEMO_OUT"
+}
+
 if [ "${KTGEN_DEMO_IN_GUEST:-}" = 1 ]; then
+	DEMO_OUT=/mnt/out
 	insmod "$KTGEN_KO"
 	show
 	exit 0
 fi
+
+DEMO_OUT=${KTGEN_DEMO_OUT:-$(mktemp -d /tmp/ktgen-demo.XXXXXX)}
+mkdir -p "$DEMO_OUT"
 
 # A host that can load modules runs the demo itself.
 if [ -d "/lib/modules/$(uname -r)/build" ] && [ "$(id -u)" = 0 ] &&
@@ -152,6 +225,7 @@ if [ -d "/lib/modules/$(uname -r)/build" ] && [ "$(id -u)" = 0 ] &&
 	make -s -C "$top" module tools
 	lsmod | grep -q '^ktgen ' || insmod "$top/kmod/ktgen.ko"
 	show
+	plots
 	exit 0
 fi
 
@@ -161,13 +235,14 @@ make -s -C "$top/tools" ktgen KTGEN_VERSION="$(make -s -C "$top" --no-print-dire
 # shellcheck disable=SC1090
 . "$kenv"
 echo "demo: booting Debian $suite kernel $KVER under QEMU (no module loading on this host)"
-out=$(mktemp -d /tmp/ktgen-demo.XXXXXX)
+out=$DEMO_OUT
 set +e
-KTGEN_VM_QUIET=1 "$here/vm-run.sh" -k "$kenv" -o "$out" -t 300 -- \
+KTGEN_VM_QUIET=1 "$here/vm-run.sh" -k "$kenv" -o "$out" -t 900 -- \
 	env KTGEN_DEMO_IN_GUEST=1 KTGEN_KO="$ko" "$here/demo.sh" >/dev/null
 rc=$?
 set -e
 grep -av '^\[ *[0-9.]*\]' "$out/console.log" | sed -n '/^== ktgen info/,/^KTGEN_EXIT/p' | grep -v '^KTGEN_EXIT'
 echo "demo: in a VM under TCG the numbers prove function and which path ran;"
 echo "      TCG models no caches, so nocache vs cached differences are not visible here"
+plots
 exit $rc

@@ -1281,7 +1281,8 @@ static void sweep_print(const struct sweep_args *a, struct variant *cells)
 			print_open_object(NULL);
 			print_u64(PRINT_JSON, "size", NULL, a->sizes[si]);
 			print_string(PRINT_JSON, "variant", NULL, a->names[vi]);
-			print_metrics(c, &a->j);
+			if (print_is_json())
+				print_metrics(c, &a->j);
 			if (!c->n || stats_summarize(c->x[mi], c->n, 0.95, &s)) {
 				print_text(" %14s", "-");
 				print_close_object();
