@@ -143,7 +143,7 @@ static enum verdict judge_one(const struct judge *j, const struct metric *m,
 /* Exit status of a job: a regression anywhere fails it; an inconclusive
  * metric, when nothing regressed, says so.
  */
-static int judge_exit(const struct judge *j, const enum verdict *v, size_t n)
+static int judge_exit(const enum verdict *v, size_t n)
 {
 	bool inconclusive = false;
 	size_t i;
@@ -155,7 +155,7 @@ static int judge_exit(const struct judge *j, const enum verdict *v, size_t n)
 		inconclusive |= v[i] == V_INCONCLUSIVE;
 	}
 	ret = i < n ? EXIT_FAIL : inconclusive ? EXIT_INCONCLUSIVE : EXIT_OK;
-	return j->bisect ? bisect_exit(ret) : ret;
+	return ret;
 }
 
 int bisect_exit(int ret)
@@ -393,9 +393,18 @@ static void variant_free(struct variant *v)
 		free(v->x[i]);
 }
 
+/* A pre or post command; its output goes to stderr, so that stdout
+ * keeps only ktgen's document.
+ */
 static int shell(const char *what, const char *cmd)
 {
-	int st = system(cmd);
+	char *line;
+	int st;
+
+	if (asprintf(&line, "exec 1>&2; %s", cmd) < 0)
+		return -1;
+	st = system(line);
+	free(line);
 
 	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
 		fprintf(stderr, "ktgen: %s command '%s' failed (status %d)\n", what, cmd,
@@ -413,6 +422,7 @@ static struct json *run_once(char **base, int nbase, const struct variant *v)
 	char *out = malloc(cap), err[128];
 	struct json *doc = NULL;
 	int fds[2], st, i, k = 0;
+	bool signalled = false;
 	ssize_t r;
 	pid_t pid;
 
@@ -435,6 +445,14 @@ static struct json *run_once(char **base, int nbase, const struct variant *v)
 	close(fds[1]);
 	while (pid > 0 && (r = read(fds[0], out + len, cap - len - 1)) != 0) {
 		if (r < 0) {
+			/* A signal to us is one to the run (Ctrl-C reaches the
+			 * whole process group, kill(1) only us): it stops and
+			 * puts its knobs back.
+			 */
+			if (errno == EINTR && ab_signal && !signalled) {
+				kill(pid, ab_signal);
+				signalled = true;
+			}
 			if (errno == EINTR)
 				continue;
 			break;
@@ -523,6 +541,17 @@ static const char *test_of(char **base, int nbase)
 
 /* --- ab ------------------------------------------------------------------ */
 
+/* "bisect" among the job's own words (before "--", after @from). */
+static bool wants_bisect(int argc, char **argv, int from)
+{
+	int i;
+
+	for (i = from; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "bisect"))
+			return true;
+	return false;
+}
+
 static void ab_usage(FILE *f)
 {
 	fputs("Usage: ktgen ab repeat N a VARIANT b VARIANT [metric M] [gate M,...]\n"
@@ -534,7 +563,8 @@ static void ab_usage(FILE *f)
 	      "  a \"tx stack\" b \"tx cached\"\n"
 	      "  a \"knob kn1@ns priv-flag legacy-rx off\" b \"knob kn1@ns priv-flag legacy-rx on\"\n"
 	      "metric: the primary one (default: rx_bps for udp_stream, tx_bps for\n"
-	      "  tcp_stream, p99 for RR); gate: more, Holm-corrected. Metrics: tx_bps,\n"
+	      "  tcp_stream, p99 for RR); gate: more metrics; with gates all are\n"
+	      "  Holm-corrected, intervals and MDE at alpha/metrics. Metrics: tx_bps,\n"
 	      "  rx_bps, tps, p50, p90, p99, p99.9, mean_ns, run_us_per_kb, other_us_per_kb\n"
 	      "alpha: significance (default 0.05); threshold: the smallest change in %\n"
 	      "  that counts (default 5): a significant change beyond it in the worse\n"
@@ -615,7 +645,9 @@ static void print_metrics(const struct variant *v, const struct judge *j)
 		bool judged = false;
 		size_t k;
 
-		if (!v->n || !isfinite(v->x[i][0]))
+		for (k = 0; k < v->n && !isfinite(v->x[i][k]); k++)
+			;
+		if (k == v->n)
 			continue;
 		for (k = 0; k < j->nm; k++)
 			judged |= j->m[k] == m;
@@ -655,8 +687,11 @@ static void ab_judge(const struct judge *j, const struct variant *a, const struc
 	for (i = 0; i < j->nm; i++) {
 		size_t mi = j->m[i] - metrics;
 
-		/* sample() kept only positive values of judged metrics. */
-		if (stats_paired(a->x[mi], b->x[mi], a->n, j->alpha, 1, &r[i])) {
+		/* sample() kept only positive values of judged metrics. With
+		 * gates, Holm's strictest level: an MDE that says what the
+		 * corrected test can see.
+		 */
+		if (stats_paired(a->x[mi], b->x[mi], a->n, j->alpha / j->nm, 1, &r[i])) {
 			fprintf(stderr, "ktgen: ab: %s: no comparison\n", j->m[i]->name);
 			exit(EXIT_INFRA);
 		}
@@ -677,7 +712,8 @@ static void ab_judge(const struct judge *j, const struct variant *a, const struc
 		print_double(PRINT_ANY, "change_pct", " (%+.2f%%)", (r[i].ratio - 1) * 100);
 		print_double(PRINT_JSON, "ci_lo", NULL, r[i].ci_lo);
 		print_double(PRINT_JSON, "ci_hi", NULL, r[i].ci_hi);
-		print_text(" ci%.0f [%.4f, %.4f]", (1 - j->alpha) * 100, r[i].ci_lo, r[i].ci_hi);
+		print_text(" ci%.4g [%.4f, %.4f]", (1 - j->alpha / j->nm) * 100, r[i].ci_lo,
+			   r[i].ci_hi);
 		print_double(PRINT_ANY, "p_t", " paired-t p=%.3g", r[i].p_t);
 		print_double(PRINT_ANY, "p_holm", " holm p=%.3g", adj[i]);
 		print_double(PRINT_ANY, "p_wilcoxon", " wilcoxon p=%.3g", r[i].p_w);
@@ -688,7 +724,7 @@ static void ab_judge(const struct judge *j, const struct variant *a, const struc
 	print_close_array();
 }
 
-int do_ab(int argc, char **argv)
+static int ab_main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = ab_on_signal }, old_int, old_term;
 	struct variant va, vb;
@@ -702,7 +738,7 @@ int do_ab(int argc, char **argv)
 		return argc ? EXIT_OK : EXIT_USAGE;
 	}
 	if (ab_parse(&a, argc, argv))
-		return a.j.bisect ? bisect_exit(EXIT_USAGE) : EXIT_USAGE;
+		return EXIT_USAGE;
 	if (variant_parse(&va, a.va, a.va))
 		return EXIT_USAGE;
 	if (variant_parse(&vb, a.vb, a.vb)) {
@@ -741,12 +777,10 @@ int do_ab(int argc, char **argv)
 	if (va.n >= 2) {
 		ab_judge(&a.j, &va, &vb, v);
 		if (ret == EXIT_OK)
-			ret = judge_exit(&a.j, v, a.j.nm);
-		else if (a.j.bisect)
-			ret = bisect_exit(ret);
+			ret = judge_exit(v, a.j.nm);
 	} else {
 		print_text("too few pairs for a verdict\n");
-		ret = a.j.bisect ? bisect_exit(EXIT_INFRA) : EXIT_INFRA;
+		ret = EXIT_INFRA;
 	}
 	print_u64(PRINT_ANY, "exit", "exit %llu\n", ret);
 	print_close_object();
@@ -776,7 +810,7 @@ int run_repeat(int argc, char **argv)
 	long n = 0, k;
 
 	if (!base)
-		return EXIT_FAIL;
+		return EXIT_INFRA;
 	base[nbase++] = "run";
 	for (i = 0; i < argc; i++) {
 		char *end;
@@ -799,6 +833,11 @@ int run_repeat(int argc, char **argv)
 		} else {
 			base[nbase++] = argv[i];
 		}
+	}
+	if (!n) {
+		usage_error("run: repeat: how many runs?");
+		free(base);
+		return EXIT_USAGE;
 	}
 	j.m[0] = metric_find(metric_default(test_of(base, nbase)));
 	j.nm = 1;
@@ -966,7 +1005,7 @@ static int diff_save(const char *path, const struct json *base, const struct jso
 	return 0;
 }
 
-int do_diff(int argc, char **argv)
+static int diff_main(int argc, char **argv)
 {
 	const char *metric = NULL, *gates = NULL, *var = "b";
 	struct stats_unpaired r[MAX_GATES + 1];
@@ -1025,7 +1064,7 @@ int do_diff(int argc, char **argv)
 
 		err = doc_samples(base, "a", j.m[k], &a, &na) ||
 		      doc_samples(new, var, j.m[k], &b, &nb) ||
-		      stats_unpaired(a, na, b, nb, j.alpha, 1, &r[k]);
+		      stats_unpaired(a, na, b, nb, j.alpha / j.nm, 1, &r[k]);
 		free(a);
 		free(b);
 		if (err) {
@@ -1054,7 +1093,8 @@ int do_diff(int argc, char **argv)
 		print_double(PRINT_ANY, "change_pct", " (%+.2f%%)", (r[k].ratio - 1) * 100);
 		print_double(PRINT_JSON, "ci_lo", NULL, r[k].ci_lo);
 		print_double(PRINT_JSON, "ci_hi", NULL, r[k].ci_hi);
-		print_text(" ci%.0f [%.4f, %.4f]", (1 - j.alpha) * 100, r[k].ci_lo, r[k].ci_hi);
+		print_text(" ci%.4g [%.4f, %.4f]", (1 - j.alpha / j.nm) * 100, r[k].ci_lo,
+			   r[k].ci_hi);
 		print_double(PRINT_ANY, "p_t", " welch p=%.3g", r[k].p_t);
 		print_double(PRINT_ANY, "p_holm", " holm p=%.3g", adj[k]);
 		print_double(PRINT_ANY, "p_mannwhitney", " mann-whitney p=%.3g", r[k].p_u);
@@ -1063,17 +1103,17 @@ int do_diff(int argc, char **argv)
 		print_close_object();
 	}
 	print_close_array();
-	ret = judge_exit(&j, v, j.nm);
+	ret = judge_exit(v, j.nm);
 	print_u64(PRINT_ANY, "exit", "exit %llu\n", ret);
 	print_close_object();
-	if (save && (j.bisect ? ret == 0 : ret != EXIT_FAIL) && diff_save(argv[0], base, new, var))
+	if (save && ret != EXIT_FAIL && diff_save(argv[0], base, new, var))
 		ret = EXIT_INFRA;
 	base = new = (json_free(base), json_free(new), NULL);
 	return ret;
 out:
 	json_free(base);
 	json_free(new);
-	return j.bisect ? bisect_exit(ret) : ret;
+	return ret;
 }
 
 /* --- sweep ---------------------------------------------------------------- */
@@ -1088,7 +1128,9 @@ static void sweep_usage(FILE *f)
 	      "ratio to the first and its paired verdict (from repeat 2); -j: one\n"
 	      "document with every run's figures. csv: a row per run instead (size,\n"
 	      "variant, repetition, then the metrics of columns, default all).\n"
-	      "VARIANT as ktgen ab takes it; without any, the run as given.\n", f);
+	      "VARIANT as ktgen ab takes it; without any, the run as given. The cells'\n"
+	      "verdicts are each its own test, uncorrected: a table, not a gate (its\n"
+	      "exit status is 0, or 4 when a run failed).\n", f);
 }
 
 #define SWEEP_MAX	32
@@ -1325,7 +1367,7 @@ int do_sweep(int argc, char **argv)
 		return EXIT_USAGE;
 	cells = calloc(a.nsizes * a.nvar, sizeof(*cells));
 	if (!cells)
-		return EXIT_FAIL;
+		return EXIT_INFRA;
 	for (k = 0; k < a.nsizes * a.nvar; k++) {
 		if (sweep_cell(&cells[k], a.names[k % a.nvar], a.words[k % a.nvar],
 			       a.sizes[k / a.nvar])) {
@@ -1368,4 +1410,18 @@ out:
 		variant_free(&cells[k]);
 	free(cells);
 	return ret;
+}
+
+int do_ab(int argc, char **argv)
+{
+	int ret = ab_main(argc, argv);
+
+	return wants_bisect(argc, argv, 0) ? bisect_exit(ret) : ret;
+}
+
+int do_diff(int argc, char **argv)
+{
+	int ret = diff_main(argc, argv);
+
+	return wants_bisect(argc, argv, 2) ? bisect_exit(ret) : ret;
 }

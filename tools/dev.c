@@ -50,7 +50,8 @@ struct knob_type {
 
 static int home_ns = -1;
 static char cur_ns[64];
-static bool own_mounts;
+static bool own_mounts;		/* in a mount namespace of our own */
+static bool own_sysfs;		/* /sys is our mount of cur_ns's sysfs */
 
 /* Enter network namespace @name ("" for this process's own), with /sys
  * showing its devices. 0 or -1 after a message.
@@ -88,10 +89,18 @@ static int ns_enter(const char *name)
 			*name ? name : "(own)", strerror(errno));
 		return -1;
 	}
-	/* sysfs shows the devices of the namespace it was mounted in: a
-	 * mount namespace of our own (its mounts go with the process) gets
-	 * a fresh one for each namespace entered.
+	snprintf(cur_ns, sizeof(cur_ns), "%s", name);
+	/* sysfs shows the devices of the namespace it was mounted in: in a
+	 * mount namespace of our own (its mounts go with the process) a
+	 * fresh one covers /sys while we are away from home, and is taken
+	 * off again when we return.
 	 */
+	if (own_sysfs) {
+		umount2("/sys", MNT_DETACH);
+		own_sysfs = false;
+	}
+	if (!*name)
+		return 0;
 	if (!own_mounts) {
 		if (unshare(CLONE_NEWNS) ||
 		    mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) {
@@ -105,7 +114,7 @@ static int ns_enter(const char *name)
 		fprintf(stderr, "ktgen: mounting sysfs: %s\n", strerror(errno));
 		return -1;
 	}
-	snprintf(cur_ns, sizeof(cur_ns), "%s", name);
+	own_sysfs = true;
 	return 0;
 }
 
@@ -579,8 +588,9 @@ static int attr_set(const struct knob *k, const char *val)
 	uint32_t v;
 
 	if (ak->type == ETHTOOL_A_RINGS_TCP_DATA_SPLIT)
-		v = strcmp(val, "on") ? ETHTOOL_TCP_DATA_SPLIT_DISABLED :
-		    ETHTOOL_TCP_DATA_SPLIT_ENABLED;
+		v = !strcmp(val, "on") ? ETHTOOL_TCP_DATA_SPLIT_ENABLED :
+		    !strcmp(val, "off") ? ETHTOOL_TCP_DATA_SPLIT_DISABLED :
+		    ETHTOOL_TCP_DATA_SPLIT_UNKNOWN;	/* the driver's choice */
 	else if (ak->u8)
 		v = !strcmp(val, "on");
 	else
@@ -628,36 +638,67 @@ static int chan_read(const struct knob *k, struct chan_reply *c)
 	       -1 : 0;
 }
 
+/* "N" when the device has N combined channels and nothing else, or
+ * (without combined ones) N receive and N transmit channels; otherwise all
+ * three counts, "combined C rx R tx T", so that restoring gets them all.
+ */
 static int chan_get(const struct knob *k, char *val, size_t len)
 {
 	struct chan_reply c;
-	uint32_t *v = c.v;
+	uint32_t *v = c.v, comb, rx, tx;
 
 	if (chan_read(k, &c))
 		return -1;
-	if (v[ETHTOOL_A_CHANNELS_COMBINED_MAX] || v[ETHTOOL_A_CHANNELS_RX_COUNT] !=
-	    v[ETHTOOL_A_CHANNELS_TX_COUNT])
-		snprintf(val, len, "%u", v[ETHTOOL_A_CHANNELS_COMBINED_COUNT]);
+	comb = v[ETHTOOL_A_CHANNELS_COMBINED_COUNT];
+	rx = v[ETHTOOL_A_CHANNELS_RX_COUNT];
+	tx = v[ETHTOOL_A_CHANNELS_TX_COUNT];
+	if (v[ETHTOOL_A_CHANNELS_COMBINED_MAX] && !rx && !tx)
+		snprintf(val, len, "%u", comb);
+	else if (!v[ETHTOOL_A_CHANNELS_COMBINED_MAX] && rx == tx)
+		snprintf(val, len, "%u", rx);
 	else
-		snprintf(val, len, "%u", v[ETHTOOL_A_CHANNELS_RX_COUNT]);
+		snprintf(val, len, "combined %u rx %u tx %u", comb, rx, tx);
 	return 0;
 }
 
 static int chan_set(const struct knob *k, const char *val)
 {
-	uint32_t n = strtoul(val, NULL, 10);
+	uint32_t comb = 0, rx = 0, tx = 0, n;
 	struct chan_reply c;
 	struct eth_req r;
+	bool all;
 
+	all = sscanf(val, "combined %u rx %u tx %u", &comb, &rx, &tx) == 3;
+	n = strtoul(val, NULL, 10);
 	if (chan_read(k, &c) || eth_start(&r, k, ETHTOOL_MSG_CHANNELS_SET))
 		return -1;
-	if (c.v[ETHTOOL_A_CHANNELS_COMBINED_MAX]) {
+	if (all) {
+		if (c.v[ETHTOOL_A_CHANNELS_COMBINED_MAX])
+			mnl_attr_put_u32(r.nlh, ETHTOOL_A_CHANNELS_COMBINED_COUNT, comb);
+		if (c.v[ETHTOOL_A_CHANNELS_RX_MAX])
+			mnl_attr_put_u32(r.nlh, ETHTOOL_A_CHANNELS_RX_COUNT, rx);
+		if (c.v[ETHTOOL_A_CHANNELS_TX_MAX])
+			mnl_attr_put_u32(r.nlh, ETHTOOL_A_CHANNELS_TX_COUNT, tx);
+	} else if (c.v[ETHTOOL_A_CHANNELS_COMBINED_MAX]) {
 		mnl_attr_put_u32(r.nlh, ETHTOOL_A_CHANNELS_COMBINED_COUNT, n);
 	} else {
 		mnl_attr_put_u32(r.nlh, ETHTOOL_A_CHANNELS_RX_COUNT, n);
 		mnl_attr_put_u32(r.nlh, ETHTOOL_A_CHANNELS_TX_COUNT, n);
 	}
 	return eth_finish(&r, NULL, NULL);
+}
+
+/* N, or the three counts as chan_get() records them. */
+static int want_chan(struct knob *k, const char *arg)
+{
+	uint32_t c, r, t;
+	char end;
+
+	if (sscanf(arg, "combined %u rx %u tx %u%c", &c, &r, &t, &end) == 3) {
+		snprintf(k->want, sizeof(k->want), "combined %u rx %u tx %u", c, r, t);
+		return 0;
+	}
+	return want_u32(k, arg);
 }
 
 /* --- XPS and RPS: per-queue CPU masks in sysfs ------------------------- */
@@ -751,7 +792,12 @@ static int queues_get(const struct knob *k, char *val, size_t len)
 		n += snprintf(val + n, len > n ? len - n : 0, "%sq%d=%s", q ? " " : "", q,
 			      *list ? list : "none");
 	}
-	return n < len ? 0 : -1;
+	if (n >= len) {
+		fprintf(stderr, "Error: %s: %s: %d queues, too many to record\n", k->ifname,
+			k->type->kw, nq);
+		return -1;
+	}
+	return 0;
 }
 
 static int queues_set(const struct knob *k, const char *val)
@@ -823,7 +869,9 @@ static int online_cpus(uint8_t *mask, size_t size)
  */
 static int want_queues(struct knob *k, const char *arg)
 {
-	if (strcmp(arg, "off") && strcmp(arg, "default")) {
+	if (arg[0] == 'q' && strchr(arg, '=')) {
+		/* Per queue, as dev set and a run's knobs record them. */
+	} else if (strcmp(arg, "off") && strcmp(arg, "default")) {
 		uint8_t mask[KTG_CPUMASK_BYTES];
 		size_t len;
 
@@ -873,6 +921,11 @@ static int queues_resolve(struct knob *k)
 		format_cpulist(q_mask, sizeof(q_mask), list, sizeof(list));
 		n += snprintf(out + n, sizeof(out) > n ? sizeof(out) - n : 0, "%sq%d=%s",
 			      q ? " " : "", q, *list ? list : "none");
+	}
+	if (n >= sizeof(out)) {
+		fprintf(stderr, "Error: %s: %s: %d queues, too many to record\n", k->ifname,
+			k->type->kw, nq);
+		return -1;
 	}
 	snprintf(k->want, sizeof(k->want), "%s", out);
 	return 0;
@@ -932,7 +985,7 @@ static const struct knob_type knob_types[] = {
 	{ "rps",	false,	false,	queues_get,	queues_set,	want_queues },
 	{ "rings-rx",	false,	true,	attr_get,	attr_set,	want_u32 },
 	{ "rings-tx",	false,	true,	attr_get,	attr_set,	want_u32 },
-	{ "channels",	false,	true,	chan_get,	chan_set,	want_u32 },
+	{ "channels",	false,	true,	chan_get,	chan_set,	want_chan },
 	{ "tcp-data-split", false, true, attr_get,	attr_set,	want_onoff },
 	{ "coalesce",	true,	false,	attr_get,	attr_set,	want_coalesce },
 	{ "busy-poll",	false,	false,	sysctl_get,	sysctl_set,	want_u32 },
@@ -956,7 +1009,7 @@ const char knob_usage[] =
 	"      gro on|off, gro-hw on|off (the rx-gro and rx-gro-hw features)\n"
 	"      xps off|default|CPULIST  CPUs dealt to the transmit queues in turn\n"
 	"      rps off|CPULIST          every receive queue steers to these CPUs\n"
-	"      rings [rx N] [tx N]      channels N (combined)\n"
+	"      rings [rx N] [tx N]      channels N (combined; rx and tx without)\n"
 	"      coalesce [rx-usecs N] [rx-frames N] [tx-usecs N] [tx-frames N]\n"
 	"               [adaptive-rx on|off] [adaptive-tx on|off]\n"
 	"      tcp-data-split on|off    busy-poll USECS (net.core.busy_poll, busy_read)\n";
@@ -1074,7 +1127,8 @@ int knob_parse_dev(struct knob_list *l, int argc, char **argv)
 	at = strchr(ifname, '@');
 	if (at)
 		*at++ = 0;
-	if (!*ifname || strlen(ifname) >= IF_NAMESIZE || (at && !*at)) {
+	if (!*ifname || strlen(ifname) >= IF_NAMESIZE ||
+	    (at && (!*at || strchr(at, '/') || strlen(at) >= 64))) {
 		usage_error("knob: IFNAME[@NETNS], not '%s'", argv[0]);
 		return -1;
 	}
@@ -1127,6 +1181,32 @@ static int carrier_wait(const struct knob *k)
 	return -1;
 }
 
+/* Whether the device has @want: per-queue values only for the queues
+ * @want names (a reset since may have added queues, with their own).
+ */
+static bool knob_same(const struct knob *k, const char *want, const char *got)
+{
+	const char *p = want;
+
+	if (k->type->want != want_queues || *want != 'q')
+		return !strcmp(want, got);
+	while (*p) {
+		size_t n = strcspn(p, " ");
+		char tok[KTG_CPULIST_LEN + 16];
+		const char *at;
+
+		snprintf(tok, sizeof(tok), "%.*s", (int)n, p);
+		for (at = strstr(got, tok); at; at = strstr(at + 1, tok))
+			if ((at == got || at[-1] == ' ') && (at[n] == ' ' || !at[n]))
+				break;
+		if (!at)
+			return false;
+		p += n;
+		p += strspn(p, " ");
+	}
+	return true;
+}
+
 /* Set @val on @k and check the device took it; @after gets what it has. */
 static int knob_write(struct knob *k, const char *val, char *after, size_t len)
 {
@@ -1144,7 +1224,7 @@ static int knob_write(struct knob *k, const char *val, char *after, size_t len)
 	ns_home();
 	if (err)
 		return -1;
-	if (strcmp(after, val)) {
+	if (!knob_same(k, val, after)) {
 		fprintf(stderr, "Error: %s: %s%s%s: set to %s, the device kept %s%s\n",
 			k->ifname, k->type->kw, *k->name ? " " : "", k->name, val, after,
 			!strcmp(k->type->kw, "feature") ? " (a fixed feature)" : "");
@@ -1153,10 +1233,28 @@ static int knob_write(struct knob *k, const char *val, char *after, size_t len)
 	return 0;
 }
 
+/* Knobs that reset a device first, in their order, then the others: a
+ * reset must not undo what was set before it.
+ */
+static void knobs_order(struct knob_list *l)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->k[i].type->resets) {
+			struct knob t = l->k[i];
+
+			memmove(&l->k[k + 1], &l->k[k], (i - k) * sizeof(t));
+			l->k[k++] = t;
+		}
+	}
+}
+
 int knobs_apply(struct knob_list *l)
 {
 	size_t i;
 
+	knobs_order(l);
 	for (i = 0; i < l->n; i++) {
 		struct knob *k = &l->k[i];
 		int err;
@@ -1191,18 +1289,23 @@ err_restore:
 
 int knobs_restore(struct knob_list *l)
 {
-	char now[KNOB_VAL_LEN];
+	static char now[KNOB_VAL_LEN];
 	int err = 0;
 	size_t i;
 
-	for (i = l->n; i-- > 0; ) {
-		struct knob *k = &l->k[i];
+	/* Devices reset first (a reset may redo what they map, XPS), then
+	 * the rest over them: each group newest first.
+	 */
+	for (i = 2 * l->n; i-- > 0; ) {
+		struct knob *k = &l->k[i % l->n];
 
-		if (!k->changed)
+		if (!k->changed || k->type->resets != (i >= l->n))
 			continue;
+		now[0] = 0;
 		if (knob_write(k, k->before, now, sizeof(now))) {
-			fprintf(stderr, "ktgen: %s: %s%s%s stays %s (was %s)\n", k->ifname,
-				k->type->kw, *k->name ? " " : "", k->name, now, k->before);
+			fprintf(stderr, "ktgen: %s: %s%s%s not put back to %s (now %s)\n",
+				k->ifname, k->type->kw, *k->name ? " " : "", k->name, k->before,
+				*now ? now : "unknown");
 			err = -1;
 		}
 		k->changed = false;

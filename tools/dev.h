@@ -12,7 +12,7 @@
 #include <net/if.h>
 
 #define KNOB_NAME_LEN	32	/* ETH_GSTRING_LEN */
-#define KNOB_VAL_LEN	512	/* per-queue CPU lists of a 16-queue device */
+#define KNOB_VAL_LEN	16384	/* per-queue CPU lists of a many-queue device */
 
 struct knob_type;
 

@@ -774,8 +774,8 @@ static int run_request(struct nl_ctx *ctx, uint8_t cmd, bool all, uint32_t id,
 	return nl_request(ctx, nlh, &ktg_run_attrs, cb, data);
 }
 
-/* The first SIGINT or SIGTERM stops the run and waits for its partial
- * result; the second gives up waiting.
+/* The first SIGINT, SIGTERM, SIGHUP or SIGQUIT stops the run and waits
+ * for its partial result; the second gives up waiting.
  */
 static int run_interrupted(struct nl_ctx *ctx, struct run_wait *w)
 {
@@ -1313,22 +1313,29 @@ static void flows_get(struct nl_ctx *ctx, struct run_wait *w)
 
 static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 {
+	/* Whatever ends this process but SIGKILL ends the run first, which
+	 * puts its knobs back: a closed terminal (SIGHUP), SIGQUIT, and a
+	 * reader of its output gone (SIGPIPE, ignored: writes fail instead).
+	 */
+	static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigset_t block, waitmask, oldmask;
 	struct run_wait w = { };
-	int err;
+	int err, restore_err;
+	size_t i;
 
 	if (nl_join_events(ctx))
 		return EXIT_FAIL;
 	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
+	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaddset(&block, stop_signals[i]);
 	sigprocmask(SIG_BLOCK, &block, &oldmask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	waitmask = oldmask;
-	sigdelset(&waitmask, SIGINT);
-	sigdelset(&waitmask, SIGTERM);
+	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigdelset(&waitmask, stop_signals[i]);
 
 	w.rr = a->test == KTGEN_TEST_TCP_RR || a->test == KTGEN_TEST_UDP_RR ||
 	       a->test == KTGEN_TEST_TCP_CRR;
@@ -1351,8 +1358,7 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 	err = run_start(ctx, a, &w.id);
 	if (!err)
 		err = run_wait(ctx, &w, &waitmask);
-	if (knobs_restore(&a->knobs))
-		err = err ? err : -EIO;
+	restore_err = knobs_restore(&a->knobs);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (!err && w.final) {
 		const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
@@ -1367,7 +1373,7 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 	env_free(&w.env);
 	counters_free(&w.before);
 	counters_free(&w.delta);
-	if (err)
+	if (err || restore_err)
 		return EXIT_FAIL;
 	return w.state == KTGEN_RUN_STATE_DONE || w.state == KTGEN_RUN_STATE_STOPPED ?
 	       EXIT_OK : EXIT_FAIL;

@@ -130,6 +130,8 @@ t ab_alpha 2 "alpha: a significance level like 0.05, not '2'" ab repeat 3 a x b 
 t ab_quote 2 "variant 'tx \"stack': an unclosed quote" ab repeat 3 a 'tx "stack' b y -- run tcp_stream
 t ab_bisect_usage 128 'ab: repeat' ab bisect repeat 1 a x b y -- run tcp_stream
 t run_repeat 2 "run: repeat: 2 to 10000 runs, not '1'" run tcp_stream to 10.0.0.1 port 1 repeat 1
+t run_repeat_none 2 'run: repeat: how many runs' run tcp_stream to 10.0.0.1 port 1 repeat
+t ab_bisect_infra 125 'nope' ab bisect repeat 2 a x b y -- run tcp_stream to 10.0.0.1 port 1 dev nope0
 t run_repeat_bad 2 "run: unknown keyword 'frob'" run tcp_stream to 10.0.0.1 port 1 frob 1 repeat 3
 t run_repeat_detach 2 'run: repeat: runs are waited for' run tcp_stream to 10.0.0.1 port 1 detach repeat 3
 t run_confidence 2 "confidence: LEVEL,WIDTH like 0.99,0.05, not '99'" run tcp_stream to 10.0.0.1 port 1 repeat 3 confidence 99

@@ -64,7 +64,7 @@ print(min(int(d["duration_ns"] / d["tx"]["msgs"] * 2), 1000000))')
 
 	# A/A: the same variant twice is no regression.
 	rc=0
-	ip netns exec "$NS_A" $KTGEN -j ab repeat 4 a "" b "" alpha 0.01 -- $run >"$out/aa.json" || rc=$?
+	ip netns exec "$NS_A" $KTGEN -j ab repeat 4 a "" b "pre 'echo on stdout'" alpha 0.01 -- $run >"$out/aa.json" || rc=$?
 	json_check "d['verdicts'][0]['verdict'] != 'regression'" <"$out/aa.json" || fail "A/A regressed"
 	[ $rc = 0 ] || [ $rc = 3 ] || fail "A/A exited $rc, want 0 or 3"
 	log "A/A: exit $rc, $(/usr/bin/python3 -c 'import json,sys; v=json.load(open(sys.argv[1]))["verdicts"][0]; print("ratio %.3f p %.2g MDE %.1f%% %s" % (v["ratio"], v["p_holm"], v["mde_pct"], v["verdict"]))' "$out/aa.json")"
@@ -97,7 +97,7 @@ print(min(int(d["duration_ns"] / d["tx"]["msgs"] * 2), 1000000))')
 case_add ab_verdicts t_ab_verdicts 400 stock
 
 # sweep: sizes x variants in one table and one document, CSV rows, a plot;
-# Ctrl-C in the middle of an ab stops it, the run's knobs put back.
+# SIGTERM in the middle of an ab stops it, the run's knobs put back.
 t_ab_sweep()
 {
 	local run out rc pid
@@ -121,20 +121,23 @@ t_ab_sweep()
 	[ "$(head -n 1 "$out/csv")" = "size,variant,rep,tx_bps,rx_bps" ] || fail "csv header: $(head -n 1 "$out/csv")"
 	grep -Eq '^512,run,1,[0-9.e+]+,[0-9.e+]+$' "$out/csv" || fail "csv row: $(tail -n 1 "$out/csv")"
 
-	# SIGINT during an ab: the run in progress stops and restores its
-	# knob, the job ends with exit 4 (infrastructure), no half sample.
+	# SIGTERM to ab alone during a 10-minute run: ab passes it on, the
+	# run stops and restores its knob, the job ends with exit 4
+	# (infrastructure), no half sample; pre output stays off stdout.
 	rc=0
-	ip netns exec "$NS_A" $KTGEN -j ab repeat 50 a "" b "knob ktn0 feature tx-nocache-copy on" \
-		-- run tcp_stream to $NIC_ADDR_B port 5251 time 2 >"$out/int.json" &
+	ip netns exec "$NS_A" $KTGEN -j ab repeat 50 a "knob ktn0 feature tx-nocache-copy on" \
+		b "pre 'echo not json'" \
+		-- run tcp_stream to $NIC_ADDR_B port 5251 time 600 >"$out/int.json" &
 	pid=$!
 	slowwait "$(scaled 20)" sh -c "ip netns exec $NS_A ethtool -k ktn0 | grep -q 'tx-nocache-copy: on'" ||
-		fail "variant b never ran"
-	kill -INT $pid
+		fail "variant a never ran"
+	kill -TERM $pid
 	wait $pid || rc=$?
-	[ $rc = 4 ] || fail "ab interrupted: exit $rc, want 4"
+	[ $rc = 4 ] || fail "ab terminated: exit $rc, want 4"
 	[ "$(ip netns exec "$NS_A" ethtool -k ktn0 | awk '/^tx-nocache-copy:/ { print $2 }')" = off ] ||
 		fail "knob left on after the interrupted ab"
-	json_check "d['pairs'] == 0 and d['exit'] == 4" <"$out/int.json" || fail "interrupted ab document"
+	json_check "d['pairs'] == 0 and d['exit'] == 4 and d['b']['pre'] == 'echo not json'" <"$out/int.json" ||
+		fail "terminated ab document"
 	rm -rf "$out"
 }
 case_add ab_sweep t_ab_sweep 300 stock

@@ -25,7 +25,7 @@ nsx()
 # before goes back through dev set's own restore record.
 knob_flip()
 {
-	local ns=$1 dev=$2 set=$3 rb=$4 want=$5 before got doc back
+	local ns=$1 dev=$2 set=$3 rb=$4 want=$5 before got doc back=()
 
 	before=$(nsx "$ns" sh -c "$rb")
 	doc=$(nsx "$ns" $KTGEN -j dev set "$dev" $set) ||
@@ -33,31 +33,23 @@ knob_flip()
 	got=$(nsx "$ns" sh -c "$rb")
 	[ "$got" = "$want" ] || fail "dev set $dev $set: read back '$got', want '$want'"
 	# Put back what dev set said was there before, by the same command.
-	back=$(echo "$doc" | /usr/bin/python3 -c '
+	mapfile -t back <<<"$(echo "$doc" | /usr/bin/python3 -c '
 import json, sys
-d = json.load(sys.stdin)["knobs"]
-words = []
-for k in d:
+for k in json.load(sys.stdin)["knobs"]:
     kind = k["knob"]
     if kind.startswith("rings-"):
-        words += ["rings", kind[6:], k["before"]]
+        print("rings"); print(kind[6:])
     elif kind == "busy-read":
         continue
-    elif "name" in k:
-        words += [kind, k["name"], k["before"]]
     else:
-        words += [kind, k["before"]]
-print(" ".join(words))')
-	case $back in
-	xps\ q*|rps\ q*)
-		# Per-queue values go back as the CPU list of queue 0 for
-		# single-queue checks; multi-queue ones use their own restore.
-		back="${back%% *} $(echo "$back" | sed 's/.*q0=\([^ ]*\).*/\1/;s/none/off/')" ;;
-	esac
-	nsx "$ns" $KTGEN dev set "$dev" $back >/dev/null ||
-		fail "dev set $dev $back: exit $?"
+        print(kind)
+        if "name" in k:
+            print(k["name"])
+    print(k["before"])')"
+	nsx "$ns" $KTGEN dev set "$dev" "${back[@]}" >/dev/null ||
+		fail "dev set $dev ${back[*]}: exit $?"
 	got=$(nsx "$ns" sh -c "$rb")
-	[ "$got" = "$before" ] || fail "dev set $dev $back: read back '$got', want '$before'"
+	[ "$got" = "$before" ] || fail "dev set $dev ${back[*]}: read back '$got', want '$before'"
 	log "$dev $set: '$before' -> '$want' -> '$got'"
 }
 
@@ -104,6 +96,10 @@ t_dev_knobs()
 	knob_flip "" ktgv0 "channels 2" \
 		"ethtool -l ktgv0 | awk '/Current/ { c = 1 } c && /^RX:/ { print \$2 }'" 2
 	knob_flip "" ktgv0 "xps 1" "cat /sys/class/net/ktgv0/queues/tx-0/xps_cpus" 2
+	# Unequal receive and transmit channels come back as they were.
+	ethtool -L ktgv0 rx 2 tx 1
+	knob_flip "" ktgv0 "channels 1" \
+		"ethtool -l ktgv0 | awk '/Current/ { c = 1 } c && /^(RX|TX):/ { printf \"%s \", \$2 }'" "1 1 "
 	ip link del ktgv0
 
 	# Refused: the device keeps a fixed feature; what was set before it
@@ -237,15 +233,15 @@ t_dev_run()
 		time "$(scaled 2)" $knobs) || fail "run with knobs: exit $?"
 	c1=$(ip netns exec "$NS_B" ethtool -S ktn1 | awk '/^ *rx_split:/ { print $2 }')
 	echo "$doc" | json_check "$TCP_DONE and d['warmup_ms'] == 1000 and
-		[k['knob'] for k in d['knobs']] == ['feature', 'priv-flag', 'tunable', 'rps', 'channels'] and
-		all(k['changed'] for k in d['knobs']) and d['knobs'][1]['netns'] == '$NS_B' and
-		d['knobs'][1]['after'] == 'on' and d['knobs'][4]['after'] == '1'" ||
+		[k['knob'] for k in d['knobs']] == ['channels', 'feature', 'priv-flag', 'tunable', 'rps'] and
+		all(k['changed'] for k in d['knobs']) and d['knobs'][2]['netns'] == '$NS_B' and
+		d['knobs'][2]['after'] == 'on' and d['knobs'][0]['after'] == '1'" ||
 		fail "run document with knobs"
 	[ $((c1 - c0)) -gt 100 ] || fail "legacy-rx knob: ktn1 split $((c1 - c0)) frames, want the copy path"
 	[ "$(dev_state "$NS_A" "$NS_B")" = "$orig" ] || fail "not restored after the run: $(dev_state "$NS_A" "$NS_B"), want $orig"
 	log "knobs during the run applied and put back: $orig; legacy-rx split $((c1 - c0)) frames"
 
-	for sig in INT TERM; do
+	for sig in INT TERM HUP; do
 		ip netns exec "$NS_A" $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5240 \
 			time 600 $knobs >"/tmp/dev-run-$$" &
 		pid=$!
@@ -265,11 +261,11 @@ t_dev_run()
 	rm -f "/tmp/dev-run-$$"
 
 	# A knob that cannot be applied: no run, nothing left changed.
-	ip netns exec "$NS_A" $KTGEN -j run show | json_check "len(d) == 3" || fail "runs before"
+	ip netns exec "$NS_A" $KTGEN -j run show | json_check "len(d) == 4" || fail "runs before"
 	expect_fail 1 "ktn1: rings-rx: .*power of 2" ip netns exec "$NS_A" $KTGEN run tcp_stream \
 		to $NIC_ADDR_B port 5240 time 1 knob ktn0 feature tx-nocache-copy on knob ktn1@$NS_B rings rx 100
 	[ "$(dev_state "$NS_A" "$NS_B")" = "$orig" ] || fail "a refused knob left changes"
-	ip netns exec "$NS_A" $KTGEN -j run show | json_check "len(d) == 3" ||
+	ip netns exec "$NS_A" $KTGEN -j run show | json_check "len(d) == 4" ||
 		fail "a run started despite the refused knob"
 }
 case_add dev_run t_dev_run 240
