@@ -61,6 +61,8 @@
 #define KTG_NIC_HDR_SIZE	256
 /* Frames the engine moves from one transmit ring before the next. */
 #define KTG_NIC_BATCH		64
+/* Interrupt moderation: rx-usecs up to 10 ms, rx-frames up to a ring. */
+#define KTG_NIC_MAX_USECS	10000
 
 enum {
 	KTG_NIC_PF_LEGACY_RX,
@@ -117,12 +119,13 @@ enum {
 	KTG_DMA_BUSY_NS,
 	KTG_DMA_PAUSE,		/* waits for the peer to post buffers */
 	KTG_DMA_DROPS,		/* peer down, frame too long, no memory */
+	KTG_DMA_IRQS,		/* interrupts raised for frames placed */
 	KTG_DMA_COUNT,
 };
 
 static const char * const ktg_dma_names[KTG_DMA_COUNT] = {
 	"dma_frames", "dma_bytes", "dma_segments", "dma_nocache", "dma_csums", "dma_busy_ns",
-	"dma_pause", "dma_drops",
+	"dma_pause", "dma_drops", "dma_irqs",
 };
 
 /* A set of counters with one writer each (the enums above index them). */
@@ -157,6 +160,11 @@ struct ktg_nic_rq {
 	call_single_data_t	csd;
 	unsigned long		irq_pending;
 	int			irq_cpu;
+	/* Moderation: frames since the last interrupt and when the first
+	 * of them came; the peer's engine only.
+	 */
+	u32			mod_frames;
+	u64			mod_first_ns;
 	struct ktg_ctrs		ctrs;
 };
 
@@ -178,7 +186,14 @@ struct ktg_nic {
 	u32			copybreak;
 	u32			rx_ring;
 	u32			tx_ring;
+	/* Interrupt moderation of this device's receive queues (ethtool -C):
+	 * a queue's interrupt waits for rx_frames frames or rx_usecs after
+	 * the first, whichever comes first; rx_usecs 0 raises it at once.
+	 */
+	u32			rx_usecs;
+	u32			rx_frames;
 	u64			rx_dma_pending;	/* engine: peer queues to interrupt */
+	u64			irq_due_ns;	/* engine: a held interrupt's time, 0: none */
 	struct ktg_nic_rq	rq[KTG_NIC_MAX_QUEUES];
 	struct ktg_nic_sq	sq[KTG_NIC_MAX_QUEUES];
 	struct ktg_ctrs		dma;
@@ -499,19 +514,38 @@ static bool ktg_nic_dma_frame(struct ktg_nic *nic, struct ktg_nic *pn,
 	smp_store_release(&d->done, 1);
 	rq->next_to_fill++;
 	nic->rx_dma_pending |= BIT_ULL(rq - pn->rq);
+	if (!rq->mod_frames++)
+		rq->mod_first_ns = ktime_get_ns();
 	ktg_ctr_add(&nic->dma, KTG_DMA_FRAMES, 1);
 	ktg_ctr_add(&nic->dma, KTG_DMA_BYTES, len);
 	return true;
 }
 
-static void ktg_nic_dma_irqs(struct ktg_nic *pn, u64 pending)
+static void ktg_nic_dma_irqs(struct ktg_nic *nic, struct ktg_nic *pn)
 {
+	u32 usecs = READ_ONCE(pn->rx_usecs), frames = READ_ONCE(pn->rx_frames);
+	u64 pending = nic->rx_dma_pending, now = usecs ? ktime_get_ns() : 0;
 	int q;
 
+	nic->irq_due_ns = 0;
 	local_bh_disable();
-	for (q = 0; pending; q++, pending >>= 1)
-		if (pending & 1)
-			ktg_nic_raise(&pn->rq[q]);
+	for (q = 0; pending; q++, pending >>= 1) {
+		struct ktg_nic_rq *rq = &pn->rq[q];
+		u64 due = rq->mod_first_ns + (u64)usecs * NSEC_PER_USEC;
+
+		if (!(pending & 1))
+			continue;
+		if (usecs && (!frames || rq->mod_frames < frames) && now < due) {
+			/* Held: the engine sleeps no longer than this. */
+			if (!nic->irq_due_ns || due < nic->irq_due_ns)
+				nic->irq_due_ns = due;
+			continue;
+		}
+		rq->mod_frames = 0;
+		nic->rx_dma_pending &= ~BIT_ULL(q);
+		ktg_nic_raise(rq);
+		ktg_ctr_add(&nic->dma, KTG_DMA_IRQS, 1);
+	}
 	local_bh_enable();
 }
 
@@ -599,8 +633,10 @@ static unsigned int ktg_nic_engine_pass(struct ktg_nic *nic)
 			netif_tx_wake_queue(txq);
 	}
 	if (nic->rx_dma_pending && pn) {
-		ktg_nic_dma_irqs(pn, nic->rx_dma_pending);
+		ktg_nic_dma_irqs(nic, pn);
+	} else if (!pn) {
 		nic->rx_dma_pending = 0;
+		nic->irq_due_ns = 0;
 	}
 	return total;
 }
@@ -613,6 +649,7 @@ static int ktg_nic_engine(void *arg)
 	while (!kthread_should_stop()) {
 		if (kthread_should_park()) {
 			nic->rx_dma_pending = 0;
+			nic->irq_due_ns = 0;
 			kthread_parkme();
 			continue;
 		}
@@ -627,8 +664,15 @@ static int ktg_nic_engine(void *arg)
 		/* Pairs with the doorbell's barrier after queueing an skb. */
 		smp_mb();
 		if (!ktg_nic_tx_pending(nic) && !kthread_should_stop() &&
-		    !kthread_should_park())
-			schedule();
+		    !kthread_should_park()) {
+			ktime_t due = ns_to_ktime(nic->irq_due_ns);
+
+			/* A held interrupt wakes the engine when it is due. */
+			if (nic->irq_due_ns)
+				schedule_hrtimeout(&due, HRTIMER_MODE_ABS);
+			else
+				schedule();
+		}
 		__set_current_state(TASK_RUNNING);
 		WRITE_ONCE(nic->engine_idle, false);
 	}
@@ -995,6 +1039,37 @@ static int ktg_nic_set_ringparam(struct net_device *dev, struct ethtool_ringpara
 				   r->tx_pending, extack);
 }
 
+static int ktg_nic_get_coalesce(struct net_device *dev, struct ethtool_coalesce *ec,
+				struct kernel_ethtool_coalesce *kec,
+				struct netlink_ext_ack *extack)
+{
+	struct ktg_nic *nic = netdev_priv(dev);
+
+	ec->rx_coalesce_usecs = READ_ONCE(nic->rx_usecs);
+	ec->rx_max_coalesced_frames = READ_ONCE(nic->rx_frames);
+	return 0;
+}
+
+/* Taken by the peer's engine at its next pass: no reset. */
+static int ktg_nic_set_coalesce(struct net_device *dev, struct ethtool_coalesce *ec,
+				struct kernel_ethtool_coalesce *kec,
+				struct netlink_ext_ack *extack)
+{
+	struct ktg_nic *nic = netdev_priv(dev);
+
+	if (ec->rx_coalesce_usecs > KTG_NIC_MAX_USECS) {
+		NL_SET_ERR_MSG_MOD(extack, "rx-usecs: at most 10000");
+		return -EINVAL;
+	}
+	if (ec->rx_max_coalesced_frames > KTG_NIC_RING_MAX) {
+		NL_SET_ERR_MSG_MOD(extack, "rx-frames: at most 4096");
+		return -EINVAL;
+	}
+	WRITE_ONCE(nic->rx_usecs, ec->rx_coalesce_usecs);
+	WRITE_ONCE(nic->rx_frames, ec->rx_max_coalesced_frames);
+	return 0;
+}
+
 static void ktg_nic_get_channels(struct net_device *dev, struct ethtool_channels *ch)
 {
 	ch->max_combined = dev->num_tx_queues;
@@ -1131,8 +1206,12 @@ static void ktg_nic_get_ethtool_stats(struct net_device *dev, struct ethtool_sta
 }
 
 static const struct ethtool_ops ktg_nic_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS |
+				     ETHTOOL_COALESCE_RX_MAX_FRAMES,
 	.get_drvinfo		= ktg_nic_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
+	.get_coalesce		= ktg_nic_get_coalesce,
+	.set_coalesce		= ktg_nic_set_coalesce,
 	.get_ringparam		= ktg_nic_get_ringparam,
 	.set_ringparam		= ktg_nic_set_ringparam,
 	.get_channels		= ktg_nic_get_channels,

@@ -40,6 +40,14 @@ rsync -a --delete --exclude compat-gen.h --exclude '*.o' --exclude '*.ko' \
 	--exclude '.*.cmd' --exclude '*.gcno' --exclude '*.mod*' \
 	"$top/Kbuild" "$top/kmod" "$top/include" "$b/"
 cp "$here/compat-probe.sh" "$b/scripts/"
+# make goes by mtimes, and another tree (a CI clone) may have built here
+# from older sources with newer objects: objects of other sources go.
+sum=$(cd "$b" && find Kbuild kmod include -type f \( -name '*.[ch]' -o -name Kbuild \) \
+	! -name compat-gen.h ! -name '*.mod.c' -print0 | sort -z | xargs -0 sha256sum | sha256sum)
+if [ "$(cat "$b/.ktgen-src" 2>/dev/null)" != "$sum" ]; then
+	find "$b" -name '*.o' -delete
+	rm -f "$b/.ktgen-src"
+fi
 run "$ib/scripts/compat-probe.sh" "$hdrs" "$ib/kmod"
 version=$(make -s -C "$top" --no-print-directory print-version)
 gcov=
@@ -53,4 +61,5 @@ if grep -E 'warning:|error:' "$log" >&2; then
 	echo "build-module: warnings building for $KVER (W=1)" >&2
 	exit 1
 fi
+echo "$sum" >"$b/.ktgen-src"
 echo "$b/kmod/ktgen.ko"

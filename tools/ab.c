@@ -288,6 +288,83 @@ static void print_samples(const double *x, size_t n)
 	print_close_array();
 }
 
+/* --- CSV: a row per run ------------------------------------------------ */
+
+/* The metrics of a CSV's columns; none chosen: all of them. */
+struct columns {
+	const struct metric	*m[NMETRICS];
+	size_t			n;
+};
+
+static int parse_columns(struct columns *c, const char *list)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!metric_find(tok) || c->n == NMETRICS) {
+			usage_error("columns: unknown metric '%s'", tok);
+			return -1;
+		}
+		c->m[c->n++] = metric_find(tok);
+	}
+	return 0;
+}
+
+static void csv_header(const char *lead, const struct columns *c)
+{
+	size_t i;
+
+	printf("%s", lead);
+	for (i = 0; i < (c->n ? c->n : NMETRICS); i++)
+		printf(",%s", c->n ? c->m[i]->name : metrics[i].name);
+	printf("\n");
+}
+
+/* The values of sample @k, after the caller's leading fields; an empty
+ * field for a metric the run did not have.
+ */
+static void csv_values(double * const *x, size_t k, const struct columns *c)
+{
+	size_t i;
+
+	for (i = 0; i < (c->n ? c->n : NMETRICS); i++) {
+		double v = x[c->n ? (size_t)(c->m[i] - metrics) : i][k];
+
+		if (isfinite(v))
+			printf(",%.17g", v);
+		else
+			printf(",");
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+/* csv and columns, taken by ab, repeat and sweep: words taken or 0. */
+static int csv_arg(bool *csv, struct columns *c, int argc, char **argv)
+{
+	if (!strcmp(argv[0], "csv")) {
+		*csv = true;
+		return 1;
+	}
+	if (argc >= 2 && !strcmp(argv[0], "columns"))
+		return parse_columns(c, argv[1]) ? -1 : 2;
+	return 0;
+}
+
+/* With csv the rows are stdout's; what text there is goes to stderr. */
+static int csv_start(bool csv, const char *cmd)
+{
+	if (!csv)
+		return 0;
+	if (opts.json) {
+		usage_error("%s: csv or -j, not both", cmd);
+		return -1;
+	}
+	print_init(stderr, false, false);
+	return 0;
+}
+
 /* --- samples: one `ktgen -j run` each --------------------------------- */
 
 static volatile sig_atomic_t ab_signal;
@@ -555,7 +632,8 @@ static bool wants_bisect(int argc, char **argv, int from)
 static void ab_usage(FILE *f)
 {
 	fputs("Usage: ktgen ab repeat N a VARIANT b VARIANT [metric M] [gate M,...]\n"
-	      "                [alpha A] [threshold PCT] [bisect] -- run TEST ...\n"
+	      "                [alpha A] [threshold PCT] [bisect] [csv [columns M,...]]\n"
+	      "                -- run TEST ...\n"
 	      "A and B run interleaved in pairs (A B, B A, ...) N times each; each pair's\n"
 	      "log ratio B/A is tested (paired t-test, Wilcoxon signed-rank, a bootstrap\n"
 	      "interval of the ratio). VARIANT: run keywords and knobs added to the run,\n"
@@ -570,11 +648,15 @@ static void ab_usage(FILE *f)
 	      "  that counts (default 5): a significant change beyond it in the worse\n"
 	      "  direction is a regression; no significant change while the minimum\n"
 	      "  detectable effect exceeds it is inconclusive.\n"
+	      "csv: a row per run on stdout (pair, variant, the metrics of columns,\n"
+	      "  default all), the text to stderr.\n"
 	      "Exit: 0 no regression, 1 regression, 2 usage, 3 inconclusive,\n"
 	      "4 infrastructure error; bisect: 0, 1, 125 (skip) for git bisect run.\n", f);
 }
 
 struct ab_args {
+	bool		csv;
+	struct columns	cols;
 	long		n;
 	const char	*va, *vb;
 	struct judge	j;
@@ -592,6 +674,8 @@ static int ab_parse(struct ab_args *a, int argc, char **argv)
 	a->j.threshold = 0.05;
 	for (i = 0; i < argc && strcmp(argv[i], "--"); i += n) {
 		n = judge_arg(&a->j, argc - i, argv + i, &metric, &gates);
+		if (!n)
+			n = csv_arg(&a->csv, &a->cols, argc - i, argv + i);
 		if (n < 0)
 			return -1;
 		if (n)
@@ -737,8 +821,10 @@ static int ab_main(int argc, char **argv)
 		ab_usage(argc ? stdout : stderr);
 		return argc ? EXIT_OK : EXIT_USAGE;
 	}
-	if (ab_parse(&a, argc, argv))
+	if (ab_parse(&a, argc, argv) || csv_start(a.csv, "ab"))
 		return EXIT_USAGE;
+	if (a.csv)
+		csv_header("pair,variant", &a.cols);
 	if (variant_parse(&va, a.va, a.va))
 		return EXIT_USAGE;
 	if (variant_parse(&vb, a.vb, a.vb)) {
@@ -756,8 +842,14 @@ static int ab_main(int argc, char **argv)
 		fprintf(stderr, "ktgen: ab pair %ld/%ld: %s then %s\n", i + 1, a.n,
 			i % 2 ? "b" : "a", i % 2 ? "a" : "b");
 		if (sample(a.base, a.nbase, first, &a.j) || ab_signal ||
-		    sample(a.base, a.nbase, second, &a.j))
+		    sample(a.base, a.nbase, second, &a.j)) {
 			ret = EXIT_INFRA;
+		} else if (a.csv) {
+			printf("%ld,%s", i + 1, first == &va ? "a" : "b");
+			csv_values(first->x, first->n - 1, &a.cols);
+			printf("%ld,%s", i + 1, second == &va ? "a" : "b");
+			csv_values(second->x, second->n - 1, &a.cols);
+		}
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -803,6 +895,8 @@ int run_repeat(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = ab_on_signal }, old_int, old_term;
 	double level = 0, width = 0;
 	struct variant v = { .label = "" };
+	struct columns cols = { };
+	bool csv = false;
 	struct judge j = { .alpha = 0.05 };
 	char **base = calloc(argc + 2, sizeof(char *));
 	int nbase = 0, i, ret = EXIT_OK;
@@ -822,6 +916,12 @@ int run_repeat(int argc, char **argv)
 				free(base);
 				return EXIT_USAGE;
 			}
+		} else if ((k = csv_arg(&csv, &cols, argc - i, argv + i))) {
+			if (k < 0) {
+				free(base);
+				return EXIT_USAGE;
+			}
+			i += k - 1;
 		} else if (!strcmp(argv[i], "confidence") && i + 1 < argc) {
 			if (sscanf(argv[++i], "%lf,%lf", &level, &width) != 2 || level <= 0.5 ||
 			    level >= 1 || width <= 0 || width >= 1) {
@@ -834,11 +934,14 @@ int run_repeat(int argc, char **argv)
 			base[nbase++] = argv[i];
 		}
 	}
-	if (!n) {
-		usage_error("run: repeat: how many runs?");
+	if (!n || csv_start(csv, "run")) {
+		if (!n)
+			usage_error("run: repeat: how many runs?");
 		free(base);
 		return EXIT_USAGE;
 	}
+	if (csv)
+		csv_header("run", &cols);
 	j.m[0] = metric_find(metric_default(test_of(base, nbase)));
 	j.nm = 1;
 	sigaction(SIGINT, &sa, &old_int);
@@ -851,6 +954,10 @@ int run_repeat(int argc, char **argv)
 		if (sample(base, nbase, &v, &j)) {
 			ret = EXIT_INFRA;
 			break;
+		}
+		if (csv) {
+			printf("%ld", k + 1);
+			csv_values(v.x, v.n - 1, &cols);
 		}
 		if (level && v.n >= 3 && !stats_summarize(v.x[mi], v.n, level, &s) &&
 		    (s.ci_hi - s.ci_lo) / s.mean <= width) {
@@ -1142,27 +1249,12 @@ struct sweep_args {
 	const char	*names[SWEEP_MAX], *words[SWEEP_MAX];
 	size_t		nvar;
 	bool		csv;
-	const struct metric *cols[NMETRICS];
-	size_t		ncols;
+	struct columns	cols;
 	struct judge	j;
 	char		**base;
 	int		nbase;
 };
 
-static int sweep_columns(struct sweep_args *a, const char *list)
-{
-	char buf[256], *tok, *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!metric_find(tok) || a->ncols == NMETRICS) {
-			usage_error("columns: unknown metric '%s'", tok);
-			return -1;
-		}
-		a->cols[a->ncols++] = metric_find(tok);
-	}
-	return 0;
-}
 
 static int sweep_sizes(struct sweep_args *a, const char *list)
 {
@@ -1196,11 +1288,11 @@ static int sweep_parse(struct sweep_args *a, int argc, char **argv)
 			return -1;
 		if (n)
 			continue;
-		n = 1;
-		if (!strcmp(argv[i], "csv")) {
-			a->csv = true;
+		n = csv_arg(&a->csv, &a->cols, argc - i, argv + i);
+		if (n < 0)
+			return -1;
+		if (n)
 			continue;
-		}
 		if (i + 1 >= argc) {
 			usage_error("sweep: '%s' needs a value", argv[i]);
 			return -1;
@@ -1208,9 +1300,6 @@ static int sweep_parse(struct sweep_args *a, int argc, char **argv)
 		n = 2;
 		if (!strcmp(argv[i], "sizes")) {
 			if (sweep_sizes(a, argv[i + 1]))
-				return -1;
-		} else if (!strcmp(argv[i], "columns")) {
-			if (sweep_columns(a, argv[i + 1]))
 				return -1;
 		} else if (!strcmp(argv[i], "repeat")) {
 			char *end;
@@ -1250,10 +1339,6 @@ static int sweep_parse(struct sweep_args *a, int argc, char **argv)
 		usage_error("sweep: sizes LIST is needed");
 		return -1;
 	}
-	if (a->csv && opts.json) {
-		usage_error("sweep: csv or -j, not both");
-		return -1;
-	}
 	if (!a->nvar) {
 		a->names[0] = "run";
 		a->words[a->nvar++] = "";
@@ -1271,24 +1356,6 @@ static int sweep_cell(struct variant *c, const char *name, const char *words, ui
 	return variant_parse(c, name, buf);
 }
 
-static void sweep_csv_row(const struct sweep_args *a, const struct variant *c, uint32_t size,
-			  long rep)
-{
-	size_t i;
-
-	printf("%u,%s,%ld", size, c->label, rep + 1);
-	for (i = 0; i < (a->ncols ? a->ncols : NMETRICS); i++) {
-		size_t mi = a->ncols ? (size_t)(a->cols[i] - metrics) : i;
-		double v = c->x[mi][c->n - 1];
-
-		if (isfinite(v))
-			printf(",%.17g", v);
-		else
-			printf(",");
-	}
-	printf("\n");
-	fflush(stdout);
-}
 
 static void sweep_print(const struct sweep_args *a, struct variant *cells)
 {
@@ -1375,12 +1442,12 @@ int do_sweep(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (a.csv) {
-		printf("size,variant,rep");
-		for (k = 0; k < (a.ncols ? a.ncols : NMETRICS); k++)
-			printf(",%s", a.ncols ? a.cols[k]->name : metrics[k].name);
-		printf("\n");
+	if (csv_start(a.csv, "sweep")) {
+		ret = EXIT_USAGE;
+		goto out;
 	}
+	if (a.csv)
+		csv_header("size,variant,rep", &a.cols);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	for (si = 0; si < a.nsizes && ret == EXIT_OK; si++) {
@@ -1394,8 +1461,10 @@ int do_sweep(int argc, char **argv)
 					a.names[vi], rep + 1, a.n);
 				if (sample(a.base, a.nbase, c, &a.j))
 					ret = EXIT_INFRA;
-				else if (a.csv)
-					sweep_csv_row(&a, c, a.sizes[si], rep);
+				else if (a.csv) {
+					printf("%u,%s,%ld", a.sizes[si], c->label, rep + 1);
+					csv_values(c->x, c->n - 1, &a.cols);
+				}
 			}
 		}
 		if (ab_signal)

@@ -1429,10 +1429,11 @@ static void run_usage(FILE *f)
 	      "       50,90,95,99,99.9; timeout: udp_rr gives up a transaction\n"
 	      "rate (streams): pace each flow at bits/s (100M, 2.5G) or send calls/s\n"
 	      "       (1000pps), in bursts of burst bytes or calls (default one call)\n"
-	      "repeat N [confidence LEVEL,WIDTH]: N runs, each metric summarized (min,\n"
-	      "       P10, median, mean, P90, max, stddev, CI); confidence stops once the\n"
-	      "       LEVEL interval of the mean is narrower than WIDTH (an estimate:\n"
-	      "       verdicts need a fixed N, see ktgen ab and ktgen diff)\n"
+	      "repeat N [confidence LEVEL,WIDTH] [csv [columns M,...]]: N runs, each\n"
+	      "       metric summarized (min, P10, median, mean, P90, max, stddev, CI);\n"
+	      "       confidence stops once the LEVEL interval of the mean is narrower\n"
+	      "       than WIDTH (an estimate: verdicts need a fixed N, see ktgen ab and\n"
+	      "       ktgen diff); csv: a row per run (the metrics of columns)\n"
 	      "knob: a device setting (ktgen dev help) applied before the flows start\n"
 	      "       and put back when the run ends, on Ctrl-C or SIGTERM too; in the\n"
 	      "       result. Receiver knobs name the sink's device (kn1@ns-b).\n", f);
@@ -1502,9 +1503,10 @@ int do_run(int argc, char **argv)
 			if (!one)
 				return EXIT_FAIL;
 			for (k = 1; k < argc; k++) {
-				if (!strcmp(argv[k], "repeat") || !strcmp(argv[k], "confidence"))
+				if (!strcmp(argv[k], "repeat") || !strcmp(argv[k], "confidence") ||
+				    !strcmp(argv[k], "columns"))
 					k++;
-				else
+				else if (strcmp(argv[k], "csv"))
 					one[n++] = argv[k];
 			}
 			ret = run_parse(&a, test, n, one);

@@ -143,6 +143,9 @@ t sweep_runsize 2 "the sizes come from 'sizes', not the run's 'size'" sweep size
 t sweep_norun 2 "sweep: the run after '--'" sweep sizes 64
 t sweep_columns 2 "columns: unknown metric 'x'" sweep sizes 64 csv columns tx_bps,x -- run tcp_stream
 t sweep_csv_json 2 'sweep: csv or -j, not both' -j sweep sizes 64 csv -- run tcp_stream
+t ab_csv_json 2 'ab: csv or -j, not both' -j ab repeat 2 a x b y csv -- run tcp_stream
+t ab_columns 2 "columns: unknown metric 'z'" ab repeat 2 a x b y csv columns z -- run tcp_stream
+t run_csv_json 2 'run: csv or -j, not both' -j run tcp_stream to 10.0.0.1 port 1 repeat 2 csv
 t sweep_variant 2 "sweep: unknown keyword 'variant'" sweep sizes 64 variant x -- run tcp_stream
 t diff_one 2 'diff: BASE.json and NEW.json' diff a.json
 t diff_keyword 2 "diff: unknown keyword 'frob'" diff a.json b.json frob

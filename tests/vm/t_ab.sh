@@ -120,6 +120,14 @@ t_ab_sweep()
 		fail "sweep csv: exit $?"
 	[ "$(head -n 1 "$out/csv")" = "size,variant,rep,tx_bps,rx_bps" ] || fail "csv header: $(head -n 1 "$out/csv")"
 	grep -Eq '^512,run,1,[0-9.e+]+,[0-9.e+]+$' "$out/csv" || fail "csv row: $(tail -n 1 "$out/csv")"
+	ip netns exec "$NS_A" $KTGEN ab repeat 2 a "" b "tx cached" csv columns tx_bps -- $run \
+		>"$out/ab.csv" 2>/dev/null || [ $? != 4 ] || fail "ab csv: exit 4"
+	[ "$(tr '\n' ' ' <"$out/ab.csv" | sed 's/[0-9.e+]*[0-9] / N /g')" = "pair,variant,tx_bps 1,a, N 1,b, N 2,b, N 2,a, N " ] ||
+		fail "ab csv: $(cat "$out/ab.csv")"
+	ip netns exec "$NS_A" $KTGEN $run repeat 2 csv columns tx_bps,rx_bps >"$out/run.csv" 2>/dev/null ||
+		fail "repeat csv: exit $?"
+	[ "$(wc -l <"$out/run.csv")" = 3 ] && [ "$(head -n 1 "$out/run.csv")" = run,tx_bps,rx_bps ] ||
+		fail "repeat csv: $(cat "$out/run.csv")"
 
 	# SIGTERM to ab alone during a 10-minute run: ab passes it on, the
 	# run stops and restores its knob, the job ends with exit 4

@@ -103,6 +103,38 @@ UDP_DONE="d['state'] == 'done' and d['tx']['msgs'] > 0 and
 	d['tx']['msgs'] == d['rx']['msgs'] + d['rx']['lost'] and
 	d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0"
 
+# nic_in_flight: frames one engine placed that the other side's NAPI has
+# not taken yet, both ways (0 on a quiet link).
+nic_in_flight()
+{
+	local a b
+
+	a=$(ip netns exec "$NS_A" ethtool -S ktn0 |
+		awk '/^ *dma_frames:/ { d = $2 } /^ *rx_packets:/ { r = $2 } END { print d, r }')
+	b=$(ip netns exec "$NS_B" ethtool -S ktn1 |
+		awk '/^ *dma_frames:/ { d = $2 } /^ *rx_packets:/ { r = $2 } END { print d, r }')
+	set -- $a $b
+	echo $(( ($1 - $4) + ($3 - $2) ))
+}
+
+# nic_settle: wait (bounded) until nothing is in flight and stays so for a
+# moment: a run's last segments (FIN, the final ACK) are in.
+nic_settle()
+{
+	local i quiet=0
+
+	for i in $(seq $((20 * KTGEN_TIME_SCALE))); do
+		if [ "$(nic_in_flight)" = 0 ]; then
+			quiet=$((quiet + 1))
+			[ $quiet -ge 3 ] && return 0
+		else
+			quiet=0
+		fi
+		sleep 0.1
+	done
+	log "nic_settle: $(nic_in_flight) frames still in flight"
+}
+
 # Counters that must move for a style, all the others staying put: every
 # frame ktn0's engine placed is one ktn1 received, none dropped.
 nic_style_expr()
@@ -145,14 +177,14 @@ t_nic_styles()
 	for style in build legacy frags copybreak nocache; do
 		nic_style $style
 		# Quiet link: the previous run's last segments are in.
-		sleep 0.5
+		nic_settle
 		a0=$(nic_stats "$NS_A" ktn0)
 		b0=$(nic_stats "$NS_B" ktn1)
 		$a $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5200 bytes 4M flows 2 >>"$docs" ||
 			fail "$style: tcp run exit $?"
 		$a $KTGEN -j run udp_stream to $NIC_ADDR_B port 5201 msgs 2000 size 64 >>"$docs" ||
 			fail "$style: udp run exit $?"
-		sleep 0.5
+		nic_settle
 		b1=$(nic_stats "$NS_B" ktn1)
 		a1=$(nic_stats "$NS_A" ktn0)
 		nic_delta_check "$a0" "$a1" "$b0" "$b1" "$(nic_style_expr $style)" ||
