@@ -166,9 +166,16 @@ t_dev_coalesce()
 	log "interrupts per 1000 frames: $plain without moderation, $mod with rx-usecs 2000 rx-frames 64"
 	# Held for 64 frames or 2 ms: about 16-25 per 1000 at this rate. A
 	# slow (debug) kernel batches by itself already: then only the bound.
-	[ "$mod" -le 30 ] || fail "moderation: $mod interrupts per 1000 frames"
-	[ "$mod" -lt $((plain / 2)) ] || [ "$plain" -le 60 ] ||
-		fail "moderation: $mod interrupts per 1000 frames, plain $plain"
+	# The debug kernel sends far below the rate: only that moderation held
+	# interrupts at all is checked there.
+	if [ "$KTGEN_TIME_SCALE" = 1 ]; then
+		[ "$mod" -le 30 ] || fail "moderation: $mod interrupts per 1000 frames"
+		[ "$mod" -lt $((plain / 2)) ] || [ "$plain" -le 60 ] ||
+			fail "moderation: $mod interrupts per 1000 frames, plain $plain"
+	else
+		[ "$mod" -le "$plain" ] && [ "$mod" -lt 500 ] ||
+			fail "moderation: $mod interrupts per 1000 frames, plain $plain"
+	fi
 	[ "$mod" -ge 15 ] || fail "moderation: $mod per 1000 frames, below rx-frames 64's bound"
 	[ "$(ip netns exec "$NS_B" ethtool -c ktn1 | awk '/^rx-usecs:/ { print $2 }')" = 0 ] ||
 		fail "rx-usecs not put back"
