@@ -352,6 +352,15 @@ static int csv_arg(bool *csv, struct columns *c, int argc, char **argv)
 	return 0;
 }
 
+/* The words ab and sweep share: a verdict's options, then csv's. */
+static int job_arg(struct judge *j, bool *csv, struct columns *c, int argc, char **argv,
+		   const char **metric, const char **gates)
+{
+	int n = judge_arg(j, argc, argv, metric, gates);
+
+	return n ? n : csv_arg(csv, c, argc, argv);
+}
+
 /* With csv the rows are stdout's; what text there is goes to stderr. */
 static int csv_start(bool csv, const char *cmd)
 {
@@ -673,9 +682,7 @@ static int ab_parse(struct ab_args *a, int argc, char **argv)
 	a->j.alpha = 0.05;
 	a->j.threshold = 0.05;
 	for (i = 0; i < argc && strcmp(argv[i], "--"); i += n) {
-		n = judge_arg(&a->j, argc - i, argv + i, &metric, &gates);
-		if (!n)
-			n = csv_arg(&a->csv, &a->cols, argc - i, argv + i);
+		n = job_arg(&a->j, &a->csv, &a->cols, argc - i, argv + i, &metric, &gates);
 		if (n < 0)
 			return -1;
 		if (n)
@@ -1283,12 +1290,7 @@ static int sweep_parse(struct sweep_args *a, int argc, char **argv)
 	a->j.alpha = 0.05;
 	a->j.threshold = 0.05;
 	for (i = 0; i < argc && strcmp(argv[i], "--"); i += n) {
-		n = judge_arg(&a->j, argc - i, argv + i, &metric, &gates);
-		if (n < 0)
-			return -1;
-		if (n)
-			continue;
-		n = csv_arg(&a->csv, &a->cols, argc - i, argv + i);
+		n = job_arg(&a->j, &a->csv, &a->cols, argc - i, argv + i, &metric, &gates);
 		if (n < 0)
 			return -1;
 		if (n)
