@@ -3,16 +3,22 @@
  * Kernel API differences, decided by feature probes (kmod/probes/, run by
  * scripts/compat-probe.sh into compat-gen.h) or by the presence of a macro.
  * This is the only place that knows about them: .c files never test kernel
- * versions.
+ * versions. A function an older kernel lacks is supplied here under its own
+ * name; a call whose form changed goes through a ktg_ wrapper.
  */
 #ifndef _KTG_COMPAT_H
 #define _KTG_COMPAT_H
 
 #include <linux/bvec.h>
+#include <linux/ethtool.h>
 #include <linux/hrtimer.h>
 #include <linux/net.h>
+#include <linux/netdevice.h>
+#include <linux/smp.h>
 #include <linux/uio.h>
 #include <net/genetlink.h>
+#include <net/netlink.h>
+#include <net/rtnetlink.h>
 #include <net/udp.h>
 #include "compat-gen.h"
 
@@ -63,6 +69,28 @@ static inline struct sk_buff *ktg_skb_recv_udp(struct sock *sk, unsigned int fla
 #endif
 }
 
+/* Free a dequeued datagram as udp_recvmsg() does: skb_consume_udp() where
+ * modules may call it (7.x no longer exports it), else consume_skb(), which
+ * differs only for sockets peeking with an offset (a sink never does).
+ */
+static inline void ktg_skb_consume_udp(struct sock *sk, struct sk_buff *skb)
+{
+#ifdef KTG_HAVE_EXPORT_SKB_CONSUME_UDP
+	skb_consume_udp(sk, skb, 0);
+#else
+	consume_skb(skb);
+#endif
+}
+
+/* The address handed to kernel_bind() and kernel_connect(): a struct
+ * sockaddr_unsized from 6.19, its size told by the length argument.
+ */
+#ifdef KTG_HAVE_SOCKADDR_UNSIZED
+#define KTG_SOCKADDR(addr)	((struct sockaddr_unsized *)(addr))
+#else
+#define KTG_SOCKADDR(addr)	((struct sockaddr *)(addr))
+#endif
+
 /* Hand a page to the stack without copying it: kernel_sendpage() where it
  * exists, else MSG_SPLICE_PAGES (6.5+).
  */
@@ -110,6 +138,158 @@ static inline void ktg_hrtimer_setup(struct hrtimer *t,
 #endif
 #ifdef KTG_HAVE_NET_GSO_H
 #include <net/gso.h>
+#endif
+
+/* A driver's page_pool pages in an skb go back to their pool when the stack
+ * frees it (5.15); before, the driver released each page from its pool and
+ * the stack freed it as a plain page.
+ */
+static inline void ktg_skb_mark_for_recycle(struct sk_buff *skb, struct page_pool *pool,
+					    struct page *page)
+{
+#ifdef KTG_HAVE_SKB_MARK_FOR_RECYCLE
+	skb_mark_for_recycle(skb);
+#else
+	page_pool_release_page(pool, page);
+#endif
+}
+
+#ifndef KTG_HAVE_NAPI_BUILD_SKB
+/* build_skb() from the NAPI skb cache (5.12); plain build_skb() before. */
+static inline struct sk_buff *napi_build_skb(void *data, unsigned int frag_size)
+{
+	return build_skb(data, frag_size);
+}
+#endif
+
+/* NAPI instances all poll with the default weight: its argument went in 6.1. */
+static inline void ktg_netif_napi_add(struct net_device *dev, struct napi_struct *napi,
+				      int (*poll)(struct napi_struct *, int))
+{
+#ifdef KTG_HAVE_NETIF_NAPI_ADD_NO_WEIGHT
+	netif_napi_add(dev, napi, poll);
+#else
+	netif_napi_add(dev, napi, poll, NAPI_POLL_WEIGHT);
+#endif
+}
+
+#ifndef KTG_HAVE_NETIF_SET_REAL_NUM_QUEUES
+/* Both queue counts or neither (5.14). */
+static inline int netif_set_real_num_queues(struct net_device *dev, unsigned int txq,
+					    unsigned int rxq)
+{
+	unsigned int old_rxq = dev->real_num_rx_queues;
+	int err;
+
+	err = netif_set_real_num_rx_queues(dev, rxq);
+	if (err)
+		return err;
+	err = netif_set_real_num_tx_queues(dev, txq);
+	if (err)
+		netif_set_real_num_rx_queues(dev, old_rxq);
+	return err;
+}
+#endif
+
+/* A new link configured outside a request's notification (the request's
+ * portid and header were added in 6.3).
+ */
+static inline int ktg_rtnl_configure_link(struct net_device *dev, struct ifinfomsg *ifm)
+{
+#ifdef KTG_HAVE_RTNL_CONFIGURE_LINK_NLH
+	return rtnl_configure_link(dev, ifm, 0, NULL);
+#else
+	return rtnl_configure_link(dev, ifm);
+#endif
+}
+
+/* rtnl_link_ops.newlink() in the form kernels before 6.15 call; from 6.15
+ * its arguments come packed in struct rtnl_newlink_params, and
+ * KTG_RTNL_COMPAT_NEWLINK() defines the caller KTG_RTNL_NEWLINK_OP() names.
+ */
+#ifdef KTG_HAVE_RTNL_NEWLINK_PARAMS
+#define KTG_RTNL_COMPAT_NEWLINK(fn)						\
+static int fn##_compat(struct net_device *dev, struct rtnl_newlink_params *p,	\
+		       struct netlink_ext_ack *extack)				\
+{										\
+	return fn(p->src_net, dev, p->tb, p->data, extack);			\
+}
+
+#define KTG_RTNL_NEWLINK_OP(fn)	fn##_compat
+#else
+#define KTG_RTNL_COMPAT_NEWLINK(fn)
+#define KTG_RTNL_NEWLINK_OP(fn)	fn
+#endif
+
+#ifndef KTG_HAVE_NLA_STRSCPY
+/* nla_strlcpy() renamed, returning -E2BIG on truncation (5.11). */
+static inline ssize_t nla_strscpy(char *dst, const struct nlattr *nla, size_t dstsize)
+{
+	size_t len = nla_strlcpy(dst, nla, dstsize);
+
+	return len >= dstsize ? -E2BIG : len;
+}
+#endif
+
+#ifndef INIT_CSD
+/* A call_single_data's function and argument (5.11). */
+#define INIT_CSD(csd, fn, data)	(*(csd) = (call_single_data_t){ .func = (fn), .info = (data) })
+#endif
+
+#ifndef KTG_HAVE_ETHTOOL_SPRINTF
+/* One string-set entry formatted in place, the cursor moved past it (5.13). */
+static inline __printf(2, 3) void ethtool_sprintf(u8 **data, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(*data, ETH_GSTRING_LEN, fmt, args);
+	va_end(args);
+	*data += ETH_GSTRING_LEN;
+}
+#endif
+
+/* ethtool's ring and coalescing callbacks gained kernel-side extensions and
+ * an extack (coalesce 5.15, ringparam 5.17). A driver writes the new form;
+ * on older kernels KTG_ETHTOOL_COMPAT_*() defines callers of the old form
+ * (NULL for what they lack) and KTG_ETHTOOL_*_OPS() names them in the ops.
+ */
+#ifdef KTG_HAVE_ETHTOOL_KERNEL_RINGPARAM
+#define KTG_ETHTOOL_COMPAT_RINGPARAM(get, set)
+#define KTG_ETHTOOL_RINGPARAM_OPS(get, set)	.get_ringparam = get, .set_ringparam = set
+#else
+struct kernel_ethtool_ringparam;
+#define KTG_ETHTOOL_COMPAT_RINGPARAM(get, set)					\
+static void get##_compat(struct net_device *dev, struct ethtool_ringparam *r)	\
+{										\
+	get(dev, r, NULL, NULL);						\
+}										\
+static int set##_compat(struct net_device *dev, struct ethtool_ringparam *r)	\
+{										\
+	return set(dev, r, NULL, NULL);						\
+}
+
+#define KTG_ETHTOOL_RINGPARAM_OPS(get, set)	\
+	.get_ringparam = get##_compat, .set_ringparam = set##_compat
+#endif
+
+#ifdef KTG_HAVE_ETHTOOL_KERNEL_COALESCE
+#define KTG_ETHTOOL_COMPAT_COALESCE(get, set)
+#define KTG_ETHTOOL_COALESCE_OPS(get, set)	.get_coalesce = get, .set_coalesce = set
+#else
+struct kernel_ethtool_coalesce;
+#define KTG_ETHTOOL_COMPAT_COALESCE(get, set)					\
+static int get##_compat(struct net_device *dev, struct ethtool_coalesce *ec)	\
+{										\
+	return get(dev, ec, NULL, NULL);					\
+}										\
+static int set##_compat(struct net_device *dev, struct ethtool_coalesce *ec)	\
+{										\
+	return set(dev, ec, NULL, NULL);					\
+}
+
+#define KTG_ETHTOOL_COALESCE_OPS(get, set)	\
+	.get_coalesce = get##_compat, .set_coalesce = set##_compat
 #endif
 
 /* The TSC rate in kHz, to estimate cycles from busy time; 0 where the

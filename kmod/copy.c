@@ -176,10 +176,10 @@ static u32 ktg_splice_selftest_tcp(struct page *page)
 		return result;
 	if (sock_create_kern(&init_net, AF_INET, SOCK_STREAM, IPPROTO_TCP, &csock))
 		goto out_lsock;
-	if (kernel_bind(lsock, (struct sockaddr *)&addr, sizeof(addr)) ||
+	if (kernel_bind(lsock, KTG_SOCKADDR(&addr), sizeof(addr)) ||
 	    kernel_listen(lsock, 1) ||
 	    kernel_getsockname(lsock, (struct sockaddr *)&addr) < 0 ||
-	    kernel_connect(csock, (struct sockaddr *)&addr, sizeof(addr), 0) ||
+	    kernel_connect(csock, KTG_SOCKADDR(&addr), sizeof(addr), 0) ||
 	    kernel_accept(lsock, &asock, 0))
 		goto out_csock;	/* no loopback here: nothing to say */
 
@@ -206,9 +206,9 @@ static u32 ktg_splice_selftest_dgram(struct page *page)
 		return result;
 	if (sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP, &ssock))
 		goto out_rsock;
-	if (kernel_bind(rsock, (struct sockaddr *)&addr, sizeof(addr)) ||
+	if (kernel_bind(rsock, KTG_SOCKADDR(&addr), sizeof(addr)) ||
 	    kernel_getsockname(rsock, (struct sockaddr *)&addr) < 0 ||
-	    kernel_connect(ssock, (struct sockaddr *)&addr, sizeof(addr), 0))
+	    kernel_connect(ssock, KTG_SOCKADDR(&addr), sizeof(addr), 0))
 		goto out_ssock;
 
 	/* Corked, never pushed: the release drops the datagram. */

@@ -104,7 +104,7 @@ static int ktg_flow_socket(struct ktg_flow *f, struct netlink_ext_ack *extack, i
 		}
 	}
 	if (p->has_local) {
-		err = kernel_bind(f->sock, (struct sockaddr *)&p->local,
+		err = kernel_bind(f->sock, KTG_SOCKADDR(&p->local),
 				  ktg_addr_len(&p->local));
 		if (err) {
 			NL_SET_ERR_MSG(extack, "cannot bind the flow to the local address");
@@ -112,7 +112,7 @@ static int ktg_flow_socket(struct ktg_flow *f, struct netlink_ext_ack *extack, i
 		}
 	}
 	f->deadline = jiffies + KTG_CONNECT_TIMEOUT;
-	err = kernel_connect(f->sock, (struct sockaddr *)&p->remote,
+	err = kernel_connect(f->sock, KTG_SOCKADDR(&p->remote),
 			     ktg_addr_len(&p->remote), O_NONBLOCK);
 	*cerr = err == -EINPROGRESS ? 0 : err;
 	return 0;

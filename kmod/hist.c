@@ -8,6 +8,7 @@
 
 #ifdef __KERNEL__
 #include <linux/bitops.h>
+#include <linux/kernel.h>
 #include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/string.h>

@@ -2,6 +2,7 @@
 /*
  * Per network namespace state.
  */
+#include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/sock.h>
 

@@ -284,7 +284,7 @@ static struct sk_buff *ktg_nic_copy_whole(struct ktg_nic_rq *rq, struct page *pa
 
 /* legacy-rx above KTG_NIC_HDR_SIZE: headers copied, the rest a fragment. */
 static struct sk_buff *ktg_nic_split(struct ktg_nic_rq *rq, struct page *page,
-				     const void *va, u32 len)
+				     void *va, u32 len)
 {
 	struct sk_buff *skb = napi_alloc_skb(&rq->napi, KTG_NIC_HDR_SIZE);
 	u32 hlen;
@@ -294,7 +294,7 @@ static struct sk_buff *ktg_nic_split(struct ktg_nic_rq *rq, struct page *page,
 	hlen = eth_get_headlen(rq->nic->dev, va, KTG_NIC_HDR_SIZE);
 	skb_put_data(skb, va, hlen);
 	skb_add_rx_frag(skb, 0, page, KTG_NIC_HEADROOM + hlen, len - hlen, PAGE_SIZE);
-	skb_mark_for_recycle(skb);
+	ktg_skb_mark_for_recycle(skb, rq->pool, page);
 	ktg_ctr_add(&rq->ctrs, KTG_RQ_SPLIT, 1);
 	ktg_ctr_add(&rq->ctrs, KTG_RQ_COPIED_BYTES, hlen);
 	return skb;
@@ -308,7 +308,7 @@ static struct sk_buff *ktg_nic_build(struct ktg_nic_rq *rq, struct page *page, u
 		return NULL;
 	skb_reserve(skb, KTG_NIC_HEADROOM);
 	skb_put(skb, len);
-	skb_mark_for_recycle(skb);
+	ktg_skb_mark_for_recycle(skb, rq->pool, page);
 	ktg_ctr_add(&rq->ctrs, KTG_RQ_BUILT, 1);
 	return skb;
 }
@@ -361,7 +361,7 @@ frags:
 		goto drop;
 	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, d->page, KTG_NIC_HEADROOM,
 			len, PAGE_SIZE);
-	skb_mark_for_recycle(skb);
+	ktg_skb_mark_for_recycle(skb, rq->pool, d->page);
 	ktg_ctr_add(&rq->ctrs, KTG_RQ_FRAGS, 1);
 	ktg_nic_rx_meta(rq, skb, d->hash);
 	napi_gro_frags(&rq->napi);
@@ -850,7 +850,7 @@ static int ktg_nic_up(struct ktg_nic *nic)
 	for (; rxq < dev->real_num_rx_queues; rxq++) {
 		struct ktg_nic_rq *rq = &nic->rq[rxq];
 
-		netif_napi_add(dev, &rq->napi, ktg_nic_poll);
+		ktg_netif_napi_add(dev, &rq->napi, ktg_nic_poll);
 		err = ktg_nic_rq_alloc(nic, rq);
 		if (err) {
 			netif_napi_del(&rq->napi);
@@ -1205,15 +1205,16 @@ static void ktg_nic_get_ethtool_stats(struct net_device *dev, struct ethtool_sta
 	}
 }
 
+KTG_ETHTOOL_COMPAT_COALESCE(ktg_nic_get_coalesce, ktg_nic_set_coalesce)
+KTG_ETHTOOL_COMPAT_RINGPARAM(ktg_nic_get_ringparam, ktg_nic_set_ringparam)
+
 static const struct ethtool_ops ktg_nic_ethtool_ops = {
 	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS |
 				     ETHTOOL_COALESCE_RX_MAX_FRAMES,
 	.get_drvinfo		= ktg_nic_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
-	.get_coalesce		= ktg_nic_get_coalesce,
-	.set_coalesce		= ktg_nic_set_coalesce,
-	.get_ringparam		= ktg_nic_get_ringparam,
-	.set_ringparam		= ktg_nic_set_ringparam,
+	KTG_ETHTOOL_COALESCE_OPS(ktg_nic_get_coalesce, ktg_nic_set_coalesce),
+	KTG_ETHTOOL_RINGPARAM_OPS(ktg_nic_get_ringparam, ktg_nic_set_ringparam),
 	.get_channels		= ktg_nic_get_channels,
 	.set_channels		= ktg_nic_set_channels,
 	.get_priv_flags		= ktg_nic_get_priv_flags,
@@ -1425,7 +1426,7 @@ static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
 		return err;
 	}
 	netif_carrier_off(peer);
-	err = rtnl_configure_link(peer, ifmp, 0, NULL);
+	err = ktg_rtnl_configure_link(peer, ifmp);
 	if (err < 0)
 		goto err_peer;
 
@@ -1517,12 +1518,14 @@ static unsigned int ktg_nic_num_queues(void)
 	return KTG_NIC_MAX_QUEUES;
 }
 
+KTG_RTNL_COMPAT_NEWLINK(ktg_nic_newlink)
+
 static struct rtnl_link_ops ktg_nic_link_ops = {
 	.kind			= KTG_NIC_KIND,
 	.priv_size		= sizeof(struct ktg_nic),
 	.setup			= ktg_nic_setup,
 	.validate		= ktg_nic_validate,
-	.newlink		= ktg_nic_newlink,
+	.newlink		= KTG_RTNL_NEWLINK_OP(ktg_nic_newlink),
 	.changelink		= ktg_nic_changelink,
 	.dellink		= ktg_nic_dellink,
 	.policy			= ktg_nic_policy,

@@ -732,7 +732,7 @@ static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
 	if (!skb)
 		return 0;
 	ktg_sink_dgram(sink, skb, NULL, skb->len, w, &from, 0);
-	skb_consume_udp(sk, skb, 0);
+	ktg_skb_consume_udp(sk, skb);
 	return 1;
 }
 
@@ -772,7 +772,7 @@ static int ktg_sink_socket(struct ktg_net *kn, struct ktg_sink *sink,
 	sock_set_reuseaddr(sink->sock->sk);
 	if (p->rcvbuf)
 		sock_set_rcvbuf(sink->sock->sk, p->rcvbuf);
-	err = kernel_bind(sink->sock, (struct sockaddr *)&p->addr, ktg_addr_len(&p->addr));
+	err = kernel_bind(sink->sock, KTG_SOCKADDR(&p->addr), ktg_addr_len(&p->addr));
 	if (err) {
 		if (err == -EADDRINUSE)
 			NL_SET_ERR_MSG(extack, "the port is in use");

@@ -88,7 +88,8 @@ if [ "$(cat "$root/.ktgen-base" 2>/dev/null)" != "$pkgs" ]; then
 	echo "build-chroot: $suite chroot ready in $(( $(date +%s) - t0 )) s" >&2
 fi
 
-# The kernel's headers, installed the way a user would, minus the image.
+# The kernel's headers, installed the way a user would, minus the image
+# (and the linux-base-ABI package sid's headers depend on).
 [ -n "$kenv" ] || kenv=$("$here/fetch-kernel.sh" "$suite")
 # shellcheck disable=SC1090
 . "$kenv"
@@ -100,7 +101,7 @@ if [ ! -e "$root/.ktgen-headers-$KVER" ]; then
 	cp "$debs"/linux-headers-*.deb "$debs"/linux-kbuild-*.deb "$tmp/"
 	# shellcheck disable=SC2016
 	if ! in_chroot "$root" sh -c 'dpkg -i --ignore-depends="$1" /tmp/ktgen-debs/*.deb' sh \
-		"linux-image-$KVER,linux-image-$KVER-unsigned" >"$root/tmp/ktgen-dpkg.log" 2>&1; then
+		"linux-image-$KVER,linux-image-$KVER-unsigned,linux-base-$KVER" >"$root/tmp/ktgen-dpkg.log" 2>&1; then
 		cat "$root/tmp/ktgen-dpkg.log" >&2
 		echo "build-chroot: cannot install the $KVER headers in the $suite chroot" >&2
 		exit 1

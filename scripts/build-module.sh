@@ -27,6 +27,10 @@ trixie|sid)
 	hdrs=/usr/src/linux-headers-$KVER
 	run() { "$here/build-chroot.sh" --exec "$KSUITE" "$@"; }
 	;;
+bullseye)
+	# Its headers name gcc-10: the host's gcc builds modules that load.
+	export CC=gcc
+	;&
 *)
 	ib=$CACHE/build/$KSUITE-$KABI
 	b=$ib
@@ -53,7 +57,7 @@ version=$(make -s -C "$top" --no-print-directory print-version)
 gcov=
 [ -n "${KDEBUG:-}" ] && gcov=KTGEN_GCOV=1
 log=$b/build.log
-if ! run make -C "$hdrs" M="$ib" W=1 KTGEN_VERSION="$version" $gcov modules >"$log" 2>&1; then
+if ! run make -C "$hdrs" M="$ib" ${CC:+CC=$CC} W=1 KTGEN_VERSION="$version" $gcov modules >"$log" 2>&1; then
 	cat "$log" >&2
 	exit 1
 fi

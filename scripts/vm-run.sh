@@ -49,9 +49,11 @@ if [ ! -e "$initrd" ]; then
 	tmp=$(mktemp -d)
 	mkdir -p "$tmp"/{bin,dev,proc,sys,lower,rw,newroot,modules} "$(dirname "$initrd")"
 	cp /bin/busybox "$tmp/bin/busybox"
+	# A module built into the kernel has no .ko to load (and sid ships no
+	# modules.builtin that would make modprobe say so): nothing to add.
 	for m in virtio_pci 9pnet_virtio 9p overlay; do
 		modprobe -d "${MODDIR%/lib/modules/*}" -S "$KVER" --show-depends "$m" 2>/dev/null |
-			awk '$1 == "insmod" { print $2 }'
+			awk '$1 == "insmod" { print $2 }' || true
 	done | awk '!seen[$0]++' | while read -r ko; do
 		n=$(basename "$ko")
 		case $n in
