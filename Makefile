@@ -4,6 +4,7 @@
 #        make demo       the main job: copy-path comparison (in a VM here)
 #        make check      every test: CLI unit tests, VM suites
 #        make checkpatch kernel style over kmod/ and include/
+#        make check-compat  W=1 builds and the smoke suite on 5.10, 6.1, 6.12, 7.2
 
 VERSION		:= 0.1.0
 GITREV		:= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
@@ -20,7 +21,7 @@ KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
 KBUILD_OPTS	= -C $(KDIR) M=$(CURDIR) KTGEN_VERSION=$(KTGEN_VERSION) $(if $(W),W=$(W))
 
 .PHONY: all deps module tools clean checkpatch uapi check check-unit print-version \
-	check-vm check-debug check-uapi demo
+	check-vm check-debug check-uapi check-compat demo
 
 all: module tools
 
@@ -60,6 +61,9 @@ check-vm: deps
 
 check-debug: deps
 	@scripts/vm-suite.sh bookworm-debug
+
+check-compat: deps
+	@scripts/check-compat.sh
 
 demo: deps
 	@scripts/demo.sh

@@ -79,6 +79,14 @@ static struct netlink_range_validation ktg_user_len_range = {
 	.max	= SZ_1G,
 };
 
+/* Commands that take no attributes refuse every one: attribute 1 by its
+ * policy, the others as beyond maxattr. (6.1's core gives ops without a
+ * policy the same; older kernels would parse nothing and accept them.)
+ */
+static const struct nla_policy ktg_none_policy[2] = {
+	[1]				= { .type = NLA_REJECT },
+};
+
 static const struct nla_policy ktg_config_policy[KTGEN_A_CONFIG_MAX + 1] = {
 	[KTGEN_A_CONFIG_BUFFER_BUDGET]	= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_budget_range),
 };
@@ -934,11 +942,14 @@ static const struct genl_ops ktg_nl_ops[] = {
 	{
 		.cmd	= KTGEN_CMD_GET_INFO,
 		.doit	= ktg_nl_get_info_doit,
-		/* no attributes: the core rejects any */
+		.policy	= ktg_none_policy,
+		.maxattr = 1,
 	},
 	{
 		.cmd	= KTGEN_CMD_GET_CONFIG,
 		.doit	= ktg_nl_get_config_doit,
+		.policy	= ktg_none_policy,
+		.maxattr = 1,
 	},
 	{
 		.cmd	= KTGEN_CMD_SET_CONFIG,

@@ -9,6 +9,9 @@
 #   vm          KTAP scenarios in a VM on the stock bookworm kernel
 #   trixie      the same on trixie's stock kernel (6.12: no sendpage, the
 #               module built in a trixie chroot, ~2 min to create once)
+#   bullseye    the smoke subset on bullseye's kernel (5.10)
+#   sid         the smoke subset on sid's kernel (7.2, built in a sid chroot)
+#   compat      what the four kernels did, compared (check-compat.sh)
 #   debug       the same scenarios plus leak/lock checks, fault injection
 #               and the netlink fuzzer on the debug kernel (KASAN,
 #               lockdep, kmemleak, ODEBUG), with module line coverage
@@ -20,7 +23,7 @@ set -uo pipefail
 here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$here")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
-tiers=${KTGEN_TIERS:-unit uapi checkpatch vm trixie debug}
+tiers=${KTGEN_TIERS:-unit uapi checkpatch vm trixie bullseye sid compat debug}
 passed=0 failed=0
 failures=()
 start=$(date +%s)
@@ -83,6 +86,17 @@ has_tier uapi && run_tier uapi "$here/check-uapi.sh"
 has_tier checkpatch && run_tier checkpatch checkpatch_ktap
 has_tier vm && run_tier vm "$here/vm-suite.sh" bookworm
 has_tier trixie && run_tier trixie "$here/vm-suite.sh" trixie
+has_tier bullseye && run_tier bullseye "$here/vm-suite.sh" --smoke bullseye
+has_tier sid && run_tier sid "$here/vm-suite.sh" --smoke sid
+# The full bookworm and trixie runs recorded their smoke cases too.
+if has_tier compat; then
+	runs=()
+	has_tier bullseye && runs+=("$CACHE/runs/bullseye-smoke")
+	has_tier vm && runs+=("$CACHE/runs/bookworm")
+	has_tier trixie && runs+=("$CACHE/runs/trixie")
+	has_tier sid && runs+=("$CACHE/runs/sid-smoke")
+	run_tier compat "$here/check-compat.sh" --compare "${runs[@]}"
+fi
 if has_tier debug; then
 	echo "# waiting for the debug kernel build (log: $CACHE/debug-kernel.log)"
 	if wait $dbg_pid; then

@@ -1,16 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm-suite.sh LANE [CASE-REGEX]: build ktgen.ko for LANE's kernel and run the
-# KTAP scenarios of tests/vm in a VM on it. LANE is a Debian suite
-# (bookworm) or SUITE-debug for the debug-kernel build of it. Prints KTAP
-# and a "LANE: N passed, N failed" line; a case that never ran (guest crash,
-# timeout) counts as failed.
+# vm-suite.sh [--smoke] LANE [CASE-REGEX]: build ktgen.ko for LANE's kernel
+# (W=1, warning-free) and run the KTAP scenarios of tests/vm in a VM on it.
+# LANE is a Debian suite (bullseye, bookworm, trixie, sid) or SUITE-debug
+# for the debug-kernel build of it; --smoke runs the subset every kernel
+# lane runs (check-compat). Prints KTAP and a "LANE: N passed, N failed"
+# line; a case that never ran (guest crash, timeout) counts as failed. The
+# run's console, KTAP and record (what check-compat compares) stay in
+# $KTGEN_CACHE/runs/LANE[-smoke].
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$here")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
+smoke=
+if [ "${1:-}" = --smoke ]; then
+	smoke=1
+	shift
+fi
 lane=${1:?lane}
 filter=${2:-}
 
@@ -25,13 +33,14 @@ make -s -C "$top/tools" ktgen KTGEN_VERSION="$(make -s -C "$top" --no-print-dire
 mkdir -p "$top/tests/build"
 make -s -C "$top/tools" helpers
 
-out=$CACHE/runs/$lane
+out=$CACHE/runs/$lane${smoke:+-smoke}
 rm -rf "$out"
 mkdir -p "$out"
+echo "$KVER" >"$out/kernel"
 scale=1
 [ -n "${KDEBUG:-}" ] && scale=10
-mapfile -t cases < <(KTGEN_TIME_SCALE=$scale "$top/tests/vm/run.sh" --list "$filter")
-echo "# $lane: kernel $KVER, ${#cases[@]} cases"
+mapfile -t cases < <(KTGEN_SMOKE=$smoke KTGEN_TIME_SCALE=$scale "$top/tests/vm/run.sh" --list "$filter")
+echo "# $lane: kernel $KVER, ${#cases[@]} ${smoke:+smoke }cases"
 set +e
 # A hung guest must not eat the CI budget: whatever has not run by then
 # counts as failed. A guest that booted with lockdep already off (75) is
@@ -42,12 +51,13 @@ for attempt in 1 2; do
 	KTGEN_VM_QUIET=${KTGEN_VM_QUIET-1} "$here/vm-run.sh" -k "$kenv" -o "$out" -t $limit -- \
 		env KTGEN="$top/tools/ktgen" KTGEN_KO="$ko" KTGEN_NLRAW="$top/tests/build/nlraw" \
 		KTGEN_NLFAULT="$top/tests/build/nlfault" KTGEN_NLFUZZ="$top/tests/build/nlfuzz" \
-		KTGEN_TIME_SCALE=$scale KTGEN_KTAP=/mnt/out/ktap \
+		KTGEN_TIME_SCALE=$scale KTGEN_SMOKE=$smoke KTGEN_KTAP=/mnt/out/ktap \
+		KTGEN_RECORD=/mnt/out/record \
 		"$top/tests/vm/run.sh" "$filter" >/dev/null
 	rc=$?
 	[ $rc = 75 ] || break
 	echo "# $lane: $(grep -a 'lockdep was off at boot' "$out/console.log" | head -n 1)"
-	rm -f "$out/ktap"
+	rm -f "$out/ktap" "$out/record"
 done
 set -e
 
@@ -87,5 +97,5 @@ if [ -d "$out/gcov" ]; then
 		END { if (tot) printf "# coverage: kmod/ total %.1f%% of %d lines\n", 100 * hit / tot, tot }' |
 		tee "$out/coverage.txt" || echo "# $lane: coverage could not be read (gcov failed)"
 fi
-echo "$lane: $passed passed, $failed failed, $skipped skipped"
+echo "$lane${smoke:+ (smoke)}: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

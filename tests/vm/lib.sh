@@ -3,7 +3,8 @@
 #
 # Helpers for the KTAP scenario scripts run in the guest by run.sh. Each
 # scenario file registers cases with `case_add NAME FUNCTION [TIMEOUT]
-# [stock]` ("stock": not in the slow debug lane, which runs the others); a
+# [TAG...]`: "stock" keeps a case out of the slow debug lane, "smoke" puts
+# it in the subset every kernel lane runs (KTGEN_SMOKE=1: check-compat); a
 # case runs in its own bash under `set -e`, fails on a non-zero status, is
 # skipped with status 4 (ksft), and fails whenever the kernel reported
 # anything while it ran.
@@ -18,16 +19,28 @@ KSFT_SKIP=4
 : "${KTGEN_TIME_SCALE:=1}"
 
 CASES=()
-declare -A CASE_FN CASE_TIMEOUT
+declare -A CASE_FN CASE_TIMEOUT CASE_SMOKE
 
 case_add()
 {
+	local tags=" ${*:4} "
+
 	# The debug lane (KTGEN_TIME_SCALE > 1) runs a reduced subset: cases
 	# that only repeat a kernel path another case covers stay out of it.
-	[ "${4:-}" = stock ] && [ "$KTGEN_TIME_SCALE" -gt 1 ] && return 0
+	[[ $tags == *" stock "* ]] && [ "$KTGEN_TIME_SCALE" -gt 1 ] && return 0
+	[ -n "${KTGEN_SMOKE:-}" ] && [[ $tags != *" smoke "* ]] && return 0
 	CASES+=("$1")
 	CASE_FN[$1]=$2
 	CASE_TIMEOUT[$1]=${3:-60}
+	[[ $tags == *" smoke "* ]] && CASE_SMOKE[$1]=1
+	return 0
+}
+
+# Matrices cut down to every path once: on slow (debug) kernels and in the
+# smoke subset.
+reduced()
+{
+	[ "$KTGEN_TIME_SCALE" -gt 1 ] || [ -n "${KTGEN_SMOKE:-}" ]
 }
 
 log()
@@ -143,6 +156,30 @@ for n, line in enumerate(sys.stdin, 1):
         print("json check failed on document %d: %s" % (n, line.strip()), file=sys.stderr)
 print("# %d documents, %d failed" % (n, bad))
 sys.exit(1 if bad else 0)' "$1" "$(dirname "$KTGEN")/ktgen-run.schema.json"
+}
+
+# record_each KEYS VALUE_EXPR < DOCS: the lane's record of what each kernel
+# did, which check-compat compares across kernels. Line i of KEYS names
+# what JSON document i on stdin shows ("-": not recorded); VALUE_EXPR
+# (Python over d) gives a dict of what it showed: one "KEY: FIELD=VALUE ..."
+# line per document goes to $KTGEN_RECORD (run.sh sets it for smoke cases
+# only, so that every lane's record holds the same runs).
+record_each()
+{
+	[ -n "${KTGEN_RECORD:-}" ] || return 0
+	/usr/bin/python3 -c '
+import json, sys
+keys = [k.strip() for k in open(sys.argv[1]) if k.strip()]
+docs = [json.loads(l) for l in sys.stdin if l.strip()]
+if len(keys) != len(docs):
+    sys.exit("record_each: %d keys for %d documents" % (len(keys), len(docs)))
+with open(sys.argv[3], "a") as out:
+    for k, d in zip(keys, docs):
+        if k == "-":
+            continue
+        v = eval(sys.argv[2])
+        out.write("%s: %s\n" % (k, " ".join("%s=%s" % (f, str(v[f]).replace(" ", "_"))
+                                           for f in sorted(v))))' "$1" "$2" "$KTGEN_RECORD"
 }
 
 # Unique namespace names; removed after each case by run.sh.

@@ -86,7 +86,7 @@ for c in "${sel[@]}"; do
 	echo "ktgen-test: begin $c" >/dev/kmsg
 	log=$(mktemp)
 	start=$(date +%s.%N)
-	timeout -k 5 "$(scaled "${CASE_TIMEOUT[$c]}")" \
+	KTGEN_RECORD=${CASE_SMOKE[$c]:+${KTGEN_RECORD:-}} timeout -k 5 "$(scaled "${CASE_TIMEOUT[$c]}")" \
 		bash -c 'set -e; . "$1/lib.sh"; for f in "$1"/t_*.sh; do . "$f"; done; "$2"' \
 		case "$dir" "${CASE_FN[$c]}" >"$log" 2>&1
 	rc=$?

@@ -34,12 +34,13 @@ t_load_unload()
 	rmmod ktgen
 	! module_loaded || fail "ktgen still loaded after rmmod"
 }
-case_add load_unload t_load_unload
+case_add load_unload t_load_unload 60 smoke
 
 t_info_text()
 {
-	local out
+	local out keys
 
+	keys=$(mktemp)
 	load_module
 	out=$($KTGEN info)
 	log "$out"
@@ -53,8 +54,11 @@ t_info_text()
 	# kernel with MSG_SPLICE_PAGES splices UDP pages too.
 	echo "$out" | grep -q "splice test: *tcp spliced, udp $(expected_udp_splice) " ||
 		fail "splice self-test"
+	echo info >"$keys"
+	$KTGEN -j info | record_each "$keys" "dict(page_send=d['page_send'], nocache=d['nocache_impl'],
+		pmu=d['pmu'], splice_tcp=d['splice_selftest'], splice_udp=d['splice_selftest_udp'])"
 }
-case_add info_text t_info_text
+case_add info_text t_info_text 60 smoke
 
 t_info_json()
 {
@@ -109,7 +113,7 @@ t_strict_policy()
 	"$KTGEN_NLRAW" set-config 1:u64:1048576
 	$KTGEN -j config | json_check "d['buffer_budget'] == 1 << 20"
 }
-case_add strict_policy t_strict_policy
+case_add strict_policy t_strict_policy 60 smoke
 
 t_permissions()
 {

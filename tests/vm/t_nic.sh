@@ -166,7 +166,7 @@ nic_style_expr()
 
 t_nic_styles()
 {
-	local a style docs a0 a1 b0 b1
+	local a style docs keys a0 a1 b0 b1
 
 	load_module
 	NIC_IPV6=0 nic_pair
@@ -174,6 +174,7 @@ t_nic_styles()
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5200 rx verify >/dev/null
 	ip netns exec "$NS_B" $KTGEN sink add udp port 5201 rx verify >/dev/null
 	docs=$(mktemp)
+	keys=$(mktemp)
 	for style in build legacy frags copybreak nocache; do
 		nic_style $style
 		# Quiet link: the previous run's last segments are in.
@@ -184,6 +185,7 @@ t_nic_styles()
 			fail "$style: tcp run exit $?"
 		$a $KTGEN -j run udp_stream to $NIC_ADDR_B port 5201 msgs 2000 size 64 >>"$docs" ||
 			fail "$style: udp run exit $?"
+		printf 'nic %s tcp_stream\nnic %s udp_stream\n' $style $style >>"$keys"
 		nic_settle
 		b1=$(nic_stats "$NS_B" ktn1)
 		a1=$(nic_stats "$NS_A" ktn0)
@@ -194,8 +196,12 @@ t_nic_styles()
 	json_check_each "('tcp_stream' != d['test'] or $TCP_DONE) and
 			 ('udp_stream' != d['test'] or $UDP_DONE)" <"$docs" ||
 		fail "a run over the pair lost or corrupted payload"
+	# Each style's counters held (checked above); the runs' outcomes:
+	record_each "$keys" "dict(state=d['state'], verify_errors=d['rx']['verify_errors'],
+		exact=(d['rx']['bytes'] == d['tx']['bytes'] if d['test'] == 'tcp_stream' else
+		       d['tx']['msgs'] == d['rx']['msgs'] + d['rx']['lost']))" <"$docs"
 }
-case_add nic_styles t_nic_styles 300
+case_add nic_styles t_nic_styles 300 smoke
 
 # Receive style and DMA mode flipped every 100 ms under TCP (IPv4, IPv6)
 # and UDP traffic: nothing lost, nothing corrupted, every style ran.

@@ -11,18 +11,21 @@
 # received, into every rx mode, TCP and UDP.
 t_rr_exact()
 {
-	local rx port=5300 docs
+	local rx port=5300 docs keys
 
 	load_module
 	docs=$(mktemp)
+	keys=$(mktemp)
 	for rx in copy nocache touch discard verify recvmsg user; do
 		$KTGEN sink add tcp port $port rx $rx >/dev/null
 		$KTGEN sink add udp port $port rx $rx >/dev/null
 		$KTGEN -j run tcp_rr to 127.0.0.1 port $port msgs 300 req 1400 resp 1 >>"$docs"
 		$KTGEN -j run udp_rr to 127.0.0.1 port $port msgs 300 req 1400 resp 64 >>"$docs"
+		printf 'rr tcp_rr rx %s\nrr udp_rr rx %s\n' $rx $rx >>"$keys"
 		port=$((port + 1))
 	done
 	$KTGEN -j run tcp_rr to 127.0.0.1 port 5300 msgs 100 req 14000 resp 14000 tx user >>"$docs"
+	echo "rr tcp_rr tx user rx copy" >>"$keys"
 	json_check_each "d['state'] == 'done' and d['latency']['transactions'] == 300 - 200 * (d['req_size'] == 14000) and
 		d['rx']['responses'] == d['latency']['transactions'] and
 		d['tx']['msgs'] == d['latency']['transactions'] and
@@ -31,11 +34,14 @@ t_rr_exact()
 		0 < d['latency']['min_ns'] <= d['latency']['percentiles_ns']['p50'] <=
 		    d['latency']['percentiles_ns']['p99.9'] <= d['latency']['max_ns']" <"$docs" ||
 		fail "a transaction count disagrees"
+	record_each "$keys" "dict(state=d['state'], transactions=d['latency']['transactions'],
+		responses=d['rx']['responses'], timeouts=d['latency']['timeouts'],
+		verify_errors=d['rx']['verify_errors'])" <"$docs"
 	$KTGEN run tcp_rr to 127.0.0.1 port 5300 msgs 50 |
 		grep -Eq "^  latency [0-9]+ trans/s  min [0-9.]+ us  mean [0-9.]+ us  stddev [0-9.]+ us$" ||
 		fail "no latency line: $($KTGEN run tcp_rr to 127.0.0.1 port 5300 msgs 50)"
 }
-case_add rr_exact t_rr_exact 300
+case_add rr_exact t_rr_exact 300 smoke
 
 # tcp_crr: a connection per transaction, each seen by the sink, each
 # answered, none left open; closed and open loop.
