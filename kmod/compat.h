@@ -71,7 +71,9 @@ static inline struct sk_buff *ktg_skb_recv_udp(struct sock *sk, unsigned int fla
 
 /* Free a dequeued datagram as udp_recvmsg() does: skb_consume_udp() where
  * modules may call it (7.x no longer exports it), else consume_skb(), which
- * differs only for sockets peeking with an offset (a sink never does).
+ * differs for sockets peeking with an offset (a sink never does) and in
+ * where the skb is freed (skb_consume_udp defers it to the CPU that
+ * received it, a cost difference only).
  */
 static inline void ktg_skb_consume_udp(struct sock *sk, struct sk_buff *skb)
 {
@@ -174,20 +176,34 @@ static inline void ktg_netif_napi_add(struct net_device *dev, struct napi_struct
 }
 
 #ifndef KTG_HAVE_NETIF_SET_REAL_NUM_QUEUES
-/* Both queue counts or neither (5.14). */
+/* Both queue counts or neither (5.14): increases first, so that undoing
+ * one only ever decreases.
+ */
 static inline int netif_set_real_num_queues(struct net_device *dev, unsigned int txq,
 					    unsigned int rxq)
 {
 	unsigned int old_rxq = dev->real_num_rx_queues;
 	int err;
 
-	err = netif_set_real_num_rx_queues(dev, rxq);
-	if (err)
-		return err;
-	err = netif_set_real_num_tx_queues(dev, txq);
-	if (err)
-		netif_set_real_num_rx_queues(dev, old_rxq);
-	return err;
+	if (txq < 1 || txq > dev->num_tx_queues || rxq < 1 || rxq > dev->num_rx_queues)
+		return -EINVAL;
+	if (rxq > dev->real_num_rx_queues) {
+		err = netif_set_real_num_rx_queues(dev, rxq);
+		if (err)
+			return err;
+	}
+	if (txq > dev->real_num_tx_queues) {
+		err = netif_set_real_num_tx_queues(dev, txq);
+		if (err) {
+			WARN_ON(netif_set_real_num_rx_queues(dev, old_rxq));
+			return err;
+		}
+	}
+	if (rxq < dev->real_num_rx_queues)
+		WARN_ON(netif_set_real_num_rx_queues(dev, rxq));
+	if (txq < dev->real_num_tx_queues)
+		WARN_ON(netif_set_real_num_tx_queues(dev, txq));
+	return 0;
 }
 #endif
 
@@ -203,8 +219,9 @@ static inline int ktg_rtnl_configure_link(struct net_device *dev, struct ifinfom
 #endif
 }
 
-/* rtnl_link_ops.newlink() in the form kernels before 6.15 call; from 6.15
- * its arguments come packed in struct rtnl_newlink_params, and
+/* rtnl_link_ops.newlink() in the form kernels before 6.15 call (the link's
+ * namespace: IFLA_LINK_NETNSID's, else the requester's); from 6.15 its
+ * arguments come packed in struct rtnl_newlink_params, and
  * KTG_RTNL_COMPAT_NEWLINK() defines the caller KTG_RTNL_NEWLINK_OP() names.
  */
 #ifdef KTG_HAVE_RTNL_NEWLINK_PARAMS
@@ -212,7 +229,7 @@ static inline int ktg_rtnl_configure_link(struct net_device *dev, struct ifinfom
 static int fn##_compat(struct net_device *dev, struct rtnl_newlink_params *p,	\
 		       struct netlink_ext_ack *extack)				\
 {										\
-	return fn(p->src_net, dev, p->tb, p->data, extack);			\
+	return fn(rtnl_newlink_link_net(p), dev, p->tb, p->data, extack);	\
 }
 
 #define KTG_RTNL_NEWLINK_OP(fn)	fn##_compat

@@ -11,6 +11,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/in.h>
+#include <linux/in6.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
@@ -150,12 +151,11 @@ void ktg_pages_free(struct ktg_pages *r)
  * page is still referenced by the queued skb when the send returns) and for
  * UDP (a page corked into a datagram not yet pushed).
  */
-static u32 ktg_splice_tcp = KTGEN_SPLICE_NONE;
-static u32 ktg_splice_udp = KTGEN_SPLICE_NONE;
+static u32 ktg_splice[KTG_SPLICE_TESTS];
 
-u32 ktg_splice_selftest_result(bool udp)
+u32 ktg_splice_selftest_result(enum ktg_splice_test test)
 {
-	return udp ? ktg_splice_udp : ktg_splice_tcp;
+	return ktg_splice[test];
 }
 
 static u32 ktg_splice_held(struct page *page)
@@ -193,22 +193,25 @@ out_lsock:
 	return result;
 }
 
-static u32 ktg_splice_selftest_dgram(struct page *page)
+/* Over loopback of @family: 127.0.0.1 or ::1. */
+static u32 ktg_splice_selftest_dgram(struct page *page, int family)
 {
-	struct sockaddr_in addr = {
-		.sin_family	= AF_INET,
-		.sin_addr	= { htonl(INADDR_LOOPBACK) },
-	};
+	struct sockaddr_storage addr = { .ss_family = family };
+	int len = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
 	struct socket *rsock, *ssock;
 	u32 result = KTGEN_SPLICE_NONE;
 
-	if (sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP, &rsock))
+	if (family == AF_INET6)
+		((struct sockaddr_in6 *)&addr)->sin6_addr = in6addr_loopback;
+	else
+		((struct sockaddr_in *)&addr)->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (sock_create_kern(&init_net, family, SOCK_DGRAM, IPPROTO_UDP, &rsock))
 		return result;
-	if (sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP, &ssock))
+	if (sock_create_kern(&init_net, family, SOCK_DGRAM, IPPROTO_UDP, &ssock))
 		goto out_rsock;
-	if (kernel_bind(rsock, KTG_SOCKADDR(&addr), sizeof(addr)) ||
+	if (kernel_bind(rsock, KTG_SOCKADDR(&addr), len) ||
 	    kernel_getsockname(rsock, (struct sockaddr *)&addr) < 0 ||
-	    kernel_connect(ssock, KTG_SOCKADDR(&addr), sizeof(addr), 0))
+	    kernel_connect(ssock, KTG_SOCKADDR(&addr), len, 0))
 		goto out_ssock;
 
 	/* Corked, never pushed: the release drops the datagram. */
@@ -223,24 +226,27 @@ out_rsock:
 
 void ktg_splice_selftest(void)
 {
-	struct page *page = alloc_page(GFP_KERNEL);
+	static const char * const names[KTG_SPLICE_TESTS] = {
+		[KTG_SPLICE_TCP]	= "TCP",
+		[KTG_SPLICE_UDP]	= "UDP",
+		[KTG_SPLICE_UDP6]	= "UDP over IPv6",
+	};
+	enum ktg_splice_test t;
+	struct page *page;
 
-	if (!page)
-		return;
-	memset(page_address(page), 0x5a, PAGE_SIZE);
-	ktg_splice_tcp = ktg_splice_selftest_tcp(page);
-	put_page(page);
-
-	/* A page of its own: TCP may still hold the first one. */
-	page = alloc_page(GFP_KERNEL);
-	if (!page)
-		return;
-	memset(page_address(page), 0x5a, PAGE_SIZE);
-	ktg_splice_udp = ktg_splice_selftest_dgram(page);
-	put_page(page);
-
-	if (ktg_splice_tcp == KTGEN_SPLICE_COPIED)
-		pr_info("the splice self-test found TCP copying pages\n");
-	if (ktg_splice_udp == KTGEN_SPLICE_COPIED)
-		pr_info("the splice self-test found UDP copying pages\n");
+	for (t = 0; t < KTG_SPLICE_TESTS; t++) {
+		/* A page each: TCP may still hold its own. */
+		page = alloc_page(GFP_KERNEL);
+		if (!page)
+			return;
+		memset(page_address(page), 0x5a, PAGE_SIZE);
+		if (t == KTG_SPLICE_TCP)
+			ktg_splice[t] = ktg_splice_selftest_tcp(page);
+		else
+			ktg_splice[t] = ktg_splice_selftest_dgram(page, t == KTG_SPLICE_UDP6 ?
+								  AF_INET6 : AF_INET);
+		put_page(page);
+		if (ktg_splice[t] == KTGEN_SPLICE_COPIED)
+			pr_info("the splice self-test found %s copying pages\n", names[t]);
+	}
 }

@@ -145,8 +145,16 @@ void ktg_copy_fence(void);
 void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages);
 u64 ktg_pattern_check(const u8 *p, u64 off, size_t len, u32 pages, u64 *first);
 int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern);
+/* What the stack did with a page handed to it at load (KTGEN_SPLICE_*). */
+enum ktg_splice_test {
+	KTG_SPLICE_TCP,
+	KTG_SPLICE_UDP,
+	KTG_SPLICE_UDP6,
+	KTG_SPLICE_TESTS
+};
+
 void ktg_splice_selftest(void);
-u32 ktg_splice_selftest_result(bool udp);
+u32 ktg_splice_selftest_result(enum ktg_splice_test test);
 void ktg_pages_free(struct ktg_pages *r);
 
 /* Copy probes (probe.c): the stack's nocache user copy, counted. */

@@ -168,8 +168,12 @@ static int ktg_nl_info_fill(struct sk_buff *msg)
 	    nla_put_u32(msg, KTGEN_A_INFO_NOCACHE_IMPL, ktg_copy_nocache_impl()) ||
 	    nla_put_u32(msg, KTGEN_A_INFO_PAGE_SEND, ktg_page_send_method()) ||
 	    nla_put_u8(msg, KTGEN_A_INFO_PMU, ktg_cpu_have_pmu()) ||
-	    nla_put_u32(msg, KTGEN_A_INFO_SPLICE_SELFTEST, ktg_splice_selftest_result(false)) ||
-	    nla_put_u32(msg, KTGEN_A_INFO_SPLICE_SELFTEST_UDP, ktg_splice_selftest_result(true)))
+	    nla_put_u32(msg, KTGEN_A_INFO_SPLICE_SELFTEST,
+			ktg_splice_selftest_result(KTG_SPLICE_TCP)) ||
+	    nla_put_u32(msg, KTGEN_A_INFO_SPLICE_SELFTEST_UDP,
+			ktg_splice_selftest_result(KTG_SPLICE_UDP)) ||
+	    nla_put_u32(msg, KTGEN_A_INFO_SPLICE_SELFTEST_UDP6,
+			ktg_splice_selftest_result(KTG_SPLICE_UDP6)))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -1407,6 +1407,13 @@ static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
 	net = rtnl_link_get_net(src_net, tbp);
 	if (IS_ERR(net))
 		return PTR_ERR(net);
+	/* The core checked the device's namespace, not the peer's. */
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN)) {
+		put_net(net);
+		NL_SET_ERR_MSG_ATTR(extack, data ? data[KTGEN_A_NIC_PEER] : NULL,
+				    "no CAP_NET_ADMIN over the peer's network namespace");
+		return -EPERM;
+	}
 	peer = rtnl_create_link(net, ifname, name_assign_type, &ktg_nic_link_ops, tbp,
 				extack);
 	if (IS_ERR(peer)) {

@@ -11,7 +11,7 @@
 # ways, every rx mode, request/response, the virtual NIC in each receive
 # style, unload after every case) and then compares what the kernels did.
 # The second form only compares the records of earlier runs (make check
-# reuses its full bookworm and trixie runs).
+# reuses its full bookworm run and its smoke runs of the others).
 #
 # Each run leaves a record (tests/vm/lib.sh: record_each): one line per
 # run it checked, "KEY: FIELD=VALUE ...". The kernels agree when every
@@ -28,6 +28,7 @@ CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
 KERNEL_DEPENDENT='
 ^info$	page_send	kernel_sendpage() before 6.5, MSG_SPLICE_PAGES after
 ^info$	splice_udp	a UDP page is spliced, but copied by Debian 6.1 (backported conversion)
+^info$	splice_udp6	over IPv6 only with MSG_SPLICE_PAGES (6.5+): no IPv6 sendpage before
 ^udp 	splice	over IPv6 pages are spliced from 6.5 only (no udpv6 sendpage); Debian 6.1 copies IPv4 ones too
 '
 
@@ -54,6 +55,8 @@ for d in sys.argv[1:]:
             key, _, rest = line.rstrip("\n").partition(": ")
             if key in rec:
                 sys.exit("%s: %s recorded twice" % (name, key))
+            if not rest or any("=" not in f for f in rest.split()):
+                sys.exit("%s: not FIELD=VALUE pairs: %s" % (name, line.strip()))
             rec[key] = dict(f.split("=", 1) for f in rest.split())
     except OSError as e:
         print("# %s: no record (%s)" % (name, e.strerror))

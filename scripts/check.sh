@@ -7,8 +7,8 @@
 #   uapi        the header is what the YNL spec generates
 #   checkpatch  kernel style of kmod/ and include/
 #   vm          KTAP scenarios in a VM on the stock bookworm kernel
-#   trixie      the same on trixie's stock kernel (6.12: no sendpage, the
-#               module built in a trixie chroot, ~2 min to create once)
+#   trixie      the smoke subset on trixie's stock kernel (6.12: no sendpage,
+#               the module built in a trixie chroot, ~2 min to create once)
 #   bullseye    the smoke subset on bullseye's kernel (5.10)
 #   sid         the smoke subset on sid's kernel (7.2, built in a sid chroot)
 #   compat      what the four kernels did, compared (check-compat.sh)
@@ -85,15 +85,15 @@ has_tier unit && run_tier unit make -s -C "$top/tools" check
 has_tier uapi && run_tier uapi "$here/check-uapi.sh"
 has_tier checkpatch && run_tier checkpatch checkpatch_ktap
 has_tier vm && run_tier vm "$here/vm-suite.sh" bookworm
-has_tier trixie && run_tier trixie "$here/vm-suite.sh" trixie
+has_tier trixie && run_tier trixie "$here/vm-suite.sh" --smoke trixie
 has_tier bullseye && run_tier bullseye "$here/vm-suite.sh" --smoke bullseye
 has_tier sid && run_tier sid "$here/vm-suite.sh" --smoke sid
-# The full bookworm and trixie runs recorded their smoke cases too.
+# The full bookworm run recorded its smoke cases too.
 if has_tier compat; then
 	runs=()
 	has_tier bullseye && runs+=("$CACHE/runs/bullseye-smoke")
 	has_tier vm && runs+=("$CACHE/runs/bookworm")
-	has_tier trixie && runs+=("$CACHE/runs/trixie")
+	has_tier trixie && runs+=("$CACHE/runs/trixie-smoke")
 	has_tier sid && runs+=("$CACHE/runs/sid-smoke")
 	run_tier compat "$here/check-compat.sh" --compare "${runs[@]}"
 fi

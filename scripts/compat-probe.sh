@@ -3,7 +3,8 @@
 #
 # compat-probe.sh KDIR OUTDIR: compile each kmod/probes/NAME.c against the
 # kernel in KDIR, look up the symbol each kmod/probes/NAME.sym names in its
-# Module.symvers (what a header declares may not be exported to modules),
+# Module.symvers (what a header declares may not be exported to modules,
+# or only to named ones: those exports, with a namespace column, do not count),
 # and write OUTDIR/compat-gen.h with KTG_HAVE_NAME for every probe that
 # builds or symbol that is exported. kmod/compat.h is the only reader.
 set -uo pipefail
@@ -36,8 +37,8 @@ make -s -k -C "$kdir" M="$work" $objs ${CC:+CC=$CC} >"$work/log" 2>&1
 		n=$(basename "${p%.*}")
 		N=$(echo "$n" | tr '[:lower:]' '[:upper:]')
 		if [ -e "$work/$n.o" ] ||
-		   { [ "${p##*.}" = sym ] && awk -v s="$(cat "$p")" '$2 == s { f = 1 } END { exit !f }' \
-			"$kdir/Module.symvers"; }; then
+		   { [ "${p##*.}" = sym ] && awk -F '\t' -v s="$(cat "$p")" \
+			'$2 == s && $5 == "" { f = 1 } END { exit !f }' "$kdir/Module.symvers"; }; then
 			echo "#define KTG_HAVE_$N 1"
 		else
 			echo "/* KTG_HAVE_$N is not set */"
@@ -46,9 +47,13 @@ make -s -k -C "$kdir" M="$work" $objs ${CC:+CC=$CC} >"$work/log" 2>&1
 	echo "#endif"
 } >"$work/compat-gen.h"
 
-if [ ! -e "$work/ktg_baseline.o" ] || [ ! -s "$kdir/Module.symvers" ]; then
+if [ ! -e "$work/ktg_baseline.o" ]; then
 	echo "compat-probe: nothing builds against $kdir:" >&2
 	cat "$work/log" >&2
+	exit 1
+fi
+if [ ! -s "$kdir/Module.symvers" ]; then
+	echo "compat-probe: no Module.symvers in $kdir: exports cannot be probed" >&2
 	exit 1
 fi
 mkdir -p "$out"

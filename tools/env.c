@@ -464,6 +464,7 @@ void env_print(const struct env *e)
 		print_bool(PRINT_JSON, "pmu", NULL, m->pmu);
 		print_string(PRINT_JSON, "splice_selftest", NULL, m->splice_tcp);
 		print_string(PRINT_JSON, "splice_selftest_udp", NULL, m->splice_udp);
+		print_string(PRINT_JSON, "splice_selftest_udp6", NULL, m->splice_udp6);
 		print_close_object();
 	}
 	print_open_object("devices");

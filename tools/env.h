@@ -21,6 +21,7 @@ struct module_info {
 	bool		pmu;
 	const char	*splice_tcp;
 	const char	*splice_udp;
+	const char	*splice_udp6;
 };
 
 struct env_dev {

@@ -77,6 +77,8 @@ static int info_cb(const struct nlmsghdr *nlh, void *data)
 		   "  splice test:  tcp %s", splice_names, SPLICE_NAMES);
 	print_enum(tb[KTGEN_A_INFO_SPLICE_SELFTEST_UDP], "splice_selftest_udp",
 		   ", udp %s", splice_names, SPLICE_NAMES);
+	print_enum(tb[KTGEN_A_INFO_SPLICE_SELFTEST_UDP6], "splice_selftest_udp6",
+		   ", udp6 %s", splice_names, SPLICE_NAMES);
 	print_string(PRINT_TEXT, NULL, "%s", " (loopback, at load)\n");
 	print_close_object();
 
@@ -110,6 +112,7 @@ static int info_get_cb(const struct nlmsghdr *nlh, void *data)
 	mi->pmu = tb[KTGEN_A_INFO_PMU] && mnl_attr_get_u8(tb[KTGEN_A_INFO_PMU]);
 	mi->splice_tcp = splice_name(tb[KTGEN_A_INFO_SPLICE_SELFTEST]);
 	mi->splice_udp = splice_name(tb[KTGEN_A_INFO_SPLICE_SELFTEST_UDP]);
+	mi->splice_udp6 = splice_name(tb[KTGEN_A_INFO_SPLICE_SELFTEST_UDP6]);
 	mi->valid = true;
 	return MNL_CB_OK;
 }

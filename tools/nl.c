@@ -26,6 +26,7 @@ static const char * const info_names[KTGEN_A_INFO_MAX + 1] = {
 	[KTGEN_A_INFO_PMU]		= "pmu",
 	[KTGEN_A_INFO_SPLICE_SELFTEST]	= "splice-selftest",
 	[KTGEN_A_INFO_SPLICE_SELFTEST_UDP] = "splice-selftest-udp",
+	[KTGEN_A_INFO_SPLICE_SELFTEST_UDP6] = "splice-selftest-udp6",
 };
 
 static const char * const config_names[KTGEN_A_CONFIG_MAX + 1] = {

@@ -26,6 +26,17 @@ expected_udp_splice()
 	fi
 }
 
+# Over IPv6 only with MSG_SPLICE_PAGES (6.5+): before it, inet6_dgram_ops
+# had no sendpage and sock_no_sendpage() copied.
+expected_udp6_splice()
+{
+	if [ "$(expected_page_send)" = splice-pages ]; then
+		echo spliced
+	else
+		echo copied
+	fi
+}
+
 t_load_unload()
 {
 	load_module
@@ -52,11 +63,12 @@ t_info_text()
 	echo "$out" | grep -q "cpu cost: *busy time" || fail "pmu reported in a VM"
 	# The stack kept the page it was handed (checked from its side); a
 	# kernel with MSG_SPLICE_PAGES splices UDP pages too.
-	echo "$out" | grep -q "splice test: *tcp spliced, udp $(expected_udp_splice) " ||
+	echo "$out" | grep -q "splice test: *tcp spliced, udp $(expected_udp_splice), udp6 $(expected_udp6_splice) " ||
 		fail "splice self-test"
 	echo info >"$keys"
 	$KTGEN -j info | record_each "$keys" "dict(page_send=d['page_send'], nocache=d['nocache_impl'],
-		pmu=d['pmu'], splice_tcp=d['splice_selftest'], splice_udp=d['splice_selftest_udp'])"
+		pmu=d['pmu'], splice_tcp=d['splice_selftest'], splice_udp=d['splice_selftest_udp'],
+		splice_udp6=d['splice_selftest_udp6'])"
 }
 case_add info_text t_info_text 60 smoke
 
@@ -72,7 +84,8 @@ t_info_json()
 		d['page_send'] == '$(expected_page_send)' and
 		d['nocache_impl'] == 'movnti' and d['pmu'] is False and
 		d['splice_selftest'] == 'spliced' and
-		d['splice_selftest_udp'] in ('spliced', 'copied')"
+		d['splice_selftest_udp'] in ('spliced', 'copied') and
+		d['splice_selftest_udp6'] == '$(expected_udp6_splice)'"
 	# Pretty output is the same document.
 	[ "$($KTGEN -j -p info | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin))')" = \
 	  "$(echo "$out" | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin))')" ] ||

@@ -409,6 +409,27 @@ t_nic_ethtool()
 }
 case_add nic_ethtool t_nic_ethtool 120
 
+# The peer's namespace is the driver's to check (the core checks only the
+# device's, and 7.x's peer check covers only drivers that declare a peer
+# attribute): root of a user namespace makes pairs in its own namespace,
+# never a peer in one it does not administer.
+t_nic_peer_netns()
+{
+	local ns
+
+	load_module
+	ns=$(netns_add p)
+	expect_fail 1 "no CAP_NET_ADMIN over the peer's network namespace" \
+		unshare -Urn $KTGEN nic add ktx0 peer ktx1 peer-netns "$ns"
+	ip -n "$ns" link show ktx1 >/dev/null 2>&1 && fail "a peer went into $ns"
+	unshare -Urn sh -c "$KTGEN nic add ktx0 peer ktx1 && ip link show ktx1 >/dev/null" ||
+		fail "a pair in the user namespace's own network namespace was refused"
+	$KTGEN nic add ktx0 peer ktx1 peer-netns "$ns"
+	ip -n "$ns" link show ktx1 >/dev/null || fail "root's peer did not go into $ns"
+	$KTGEN nic del ktx0
+}
+case_add nic_peer_netns t_nic_peer_netns 60 smoke
+
 # Unload with traffic on the pair, then a namespace removed under traffic:
 # the devices go, the kernel says nothing (run.sh checks).
 t_nic_unload()
