@@ -197,7 +197,7 @@ out_lsock:
 static u32 ktg_splice_selftest_dgram(struct page *page, int family)
 {
 	struct sockaddr_storage addr = { .ss_family = family };
-	int len = family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	int len = ktg_addr_len(&addr);
 	struct socket *rsock, *ssock;
 	u32 result = KTGEN_SPLICE_NONE;
 
