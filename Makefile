@@ -5,6 +5,8 @@
 #        make check      every test: CLI unit tests, VM suites
 #        make checkpatch kernel style over kmod/ and include/
 #        make check-compat  W=1 builds and the smoke suite on 5.10, 6.1, 6.12, 7.2
+#        make install    CLI, man pages, bash completion and module (DESTDIR, PREFIX)
+#        make dkms-tarball  the module's sources for dkms ldtarball
 
 VERSION		:= 0.1.0
 GITREV		:= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
@@ -20,8 +22,24 @@ KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
 
 KBUILD_OPTS	= -C $(KDIR) M=$(CURDIR) KTGEN_VERSION=$(KTGEN_VERSION) $(if $(W),W=$(W))
 
+# Installation, as any netdev tool: the CLI and its documentation under
+# PREFIX, the module under /lib/modules/KVER/$(INSTALL_MOD_DIR), all
+# below DESTDIR when it is set.
+PREFIX		?= /usr/local
+SBINDIR		?= $(PREFIX)/sbin
+MAN8DIR		?= $(PREFIX)/share/man/man8
+BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
+INSTALL_MOD_DIR	?= updates/ktgen
+INSTALL		?= install
+MAN_PAGES	:= $(notdir $(wildcard tools/man/*.8))
+# What the module is installed as: compressed when the kernel's config says so.
+MODULE_FILES	:= ktgen.ko ktgen.ko.gz ktgen.ko.xz ktgen.ko.zst
+DKMS_TARBALL	?= ktgen-$(VERSION)-source-only.dkms.tar.gz
+
 .PHONY: all deps module tools clean checkpatch uapi check check-unit print-version \
-	check-vm check-debug check-uapi check-compat demo
+	check-vm check-debug check-uapi check-compat demo \
+	install install-tools install-module install-module-kdir uninstall uninstall-tools \
+	uninstall-module dkms-tarball
 
 all: module tools
 
@@ -68,10 +86,94 @@ check-compat: deps
 demo: deps
 	@scripts/demo.sh
 
+# Installing builds what is missing but never installs build dependencies
+# (make deps): a packaging build has its own.
+install: install-tools install-module
+
+install-tools:
+	$(MAKE) -C tools KTGEN_VERSION=$(KTGEN_VERSION)
+	$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(MAN8DIR) $(DESTDIR)$(BASHCOMPDIR)
+	$(INSTALL) -m 0755 tools/ktgen $(DESTDIR)$(SBINDIR)/ktgen
+	$(INSTALL) -m 0644 $(addprefix tools/man/,$(MAN_PAGES)) $(DESTDIR)$(MAN8DIR)
+	$(INSTALL) -m 0644 tools/completion/ktgen $(DESTDIR)$(BASHCOMPDIR)/ktgen
+
+uninstall-tools:
+	rm -f $(DESTDIR)$(SBINDIR)/ktgen $(addprefix $(DESTDIR)$(MAN8DIR)/,$(MAN_PAGES)) \
+		$(DESTDIR)$(BASHCOMPDIR)/ktgen
+
+# The module for KDIR's kernel. Without KDIR, for the running kernel, whose
+# build tree must then be there: make module's fallback to the cached test
+# kernel's headers is for building, not for installing.
+# It is built as module builds it (the probes, then kbuild), but from kmod/
+# itself: modules_install keeps a module's path below M=, and the module
+# belongs in INSTALL_MOD_DIR, not in a kmod/ below it (after a make module,
+# kbuild rebuilds the objects once for the other M=). kbuild's own depmod
+# is held back (DEPMOD=true): it would write a modules.dep into DESTDIR,
+# which uninstall could not tell from the kernel's.
+KBUILD_INSTALL_OPTS = -C $(KDIR) M=$(CURDIR)/kmod KTGEN_VERSION=$(KTGEN_VERSION)
+
+install-module: install-module-kdir
+	@scripts/compat-probe.sh $(KDIR) kmod
+	$(MAKE) $(KBUILD_INSTALL_OPTS) modules
+	$(MAKE) $(KBUILD_INSTALL_OPTS) INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) DEPMOD=true modules_install
+	@$(call depmod,$(call kver,$(KDIR)),$(KDIR))
+
+install-module-kdir:
+ifeq ($(origin KDIR),file)
+	@d=/lib/modules/$$(uname -r)/build; [ -d $$d ] || \
+	{ echo "install-module: no $$d: install the running kernel's headers or give KDIR=" >&2; \
+	  exit 1; }
+endif
+
+# The module's file, and INSTALL_MOD_DIR's directories once empty; for
+# KDIR's kernel, or without KDIR the running one (its headers may be gone).
+UNINSTALL_KVER = $(if $(filter file,$(origin KDIR)),$$(uname -r),$(call kver,$(KDIR)))
+
+uninstall-module:
+	@kver=$(UNINSTALL_KVER) && \
+	moddir=$(DESTDIR)/lib/modules/$$kver && \
+	echo "rm -f $$moddir/$(INSTALL_MOD_DIR)/ktgen.ko*" && \
+	rm -f $(addprefix $$moddir/$(INSTALL_MOD_DIR)/,$(MODULE_FILES)) && \
+	if [ -d "$$moddir/$(INSTALL_MOD_DIR)" ]; then \
+		cd "$$moddir" && rmdir -p --ignore-fail-on-non-empty $(INSTALL_MOD_DIR); \
+	fi
+	@$(call depmod,$(UNINSTALL_KVER),$(if $(filter file,$(origin KDIR)),,$(KDIR)))
+
+uninstall: uninstall-tools uninstall-module
+
+# The release of the kernel in $1, as its modules' vermagic and kbuild's
+# MODLIB have it (Debian's headers: not include/config/kernel.release).
+kver = $$(sed -n 's/^.define UTS_RELEASE "\(.*\)"$$/\1/p' $(1)/include/generated/utsrelease.h)
+
+# depmod for kernel release $1 (kernel tree $2, if any), or why not: with
+# DESTDIR it is the target's to run (depmod -b DESTDIR would index our
+# module alone), and without the kernel's System.map that kernel is not
+# installed here.
+depmod = kver=$(1) && \
+	map=/boot/System.map-$$kver && \
+	{ [ -r "$$map" ] || map=$(if $(2),$(2)/System.map,$$map); } && \
+	if [ -n "$(DESTDIR)" ]; then \
+		echo "depmod: skipped, DESTDIR is set (run depmod $$kver on the target)"; \
+	elif [ ! -r "$$map" ]; then \
+		echo "depmod: skipped, no System.map for $$kver (run depmod $$kver once it is installed)"; \
+	else \
+		echo "depmod -a -e -F $$map $$kver" && depmod -a -e -F "$$map" "$$kver"; \
+	fi
+
+# The module's sources, as dkms ldtarball takes them (dkms_source_tree/).
+DKMS_FILES	= dkms.conf Kbuild scripts/compat-probe.sh include/uapi/linux/ktgen.h \
+		  kmod/Kbuild $(filter-out %.mod.c kmod/compat-gen.h,$(wildcard kmod/*.[ch])) \
+		  $(wildcard kmod/probes/*.c kmod/probes/*.sym)
+
+dkms-tarball:
+	tar -czf $(DKMS_TARBALL) --sort=name --owner=0 --group=0 --numeric-owner \
+		--transform 's,^,dkms_source_tree/,' $(DKMS_FILES)
+
 clean:
 	-$(MAKE) $(KBUILD_OPTS) clean 2>/dev/null
 	$(MAKE) -C tools clean
-	rm -f kmod/compat-gen.h
+	rm -f kmod/compat-gen.h $(DKMS_TARBALL)
 
 print-version:
 	@echo $(KTGEN_VERSION)

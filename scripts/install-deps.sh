@@ -14,6 +14,7 @@ pkgs=(
 	python3-yaml python3-jsonschema			# YNL generator, JSON schema
 	python3-scipy python3-matplotlib gnuplot-nox	# statistics references, plots
 	lcov perl					# coverage, checkpatch
+	groff-base bash-completion			# man pages, completion (tests/unit/docs.sh)
 	ca-certificates
 )
 

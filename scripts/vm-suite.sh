@@ -40,7 +40,7 @@ echo "$KVER" >"$out/kernel"
 scale=1
 [ -n "${KDEBUG:-}" ] && scale=10
 mapfile -t cases < <(KTGEN_SMOKE=$smoke KTGEN_TIME_SCALE=$scale "$top/tests/vm/run.sh" --list "$filter")
-echo "# $lane: kernel $KVER, ${#cases[@]} ${smoke:+smoke }cases"
+echo "# $lane: kernel $KVER, ${#cases[@]} ${smoke:+smoke }cases${KTGEN_CASE_BUDGET:+, a budget of $KTGEN_CASE_BUDGET s to start them in}"
 set +e
 # A hung guest must not eat the CI budget: whatever has not run by then
 # counts as failed. A guest that booted with lockdep already off (75), or
@@ -48,12 +48,17 @@ set +e
 # stock suite took 21 min on a slow machine.)
 limit=1800
 [ -n "$smoke" ] && limit=600
-[ $scale -gt 1 ] && limit=2700
+[ $scale -gt 1 ] && limit=5400
+# A case budget (run.sh): the guest's limit is the budget plus its boot,
+# the case that was running when the budget ran out, and the final cases.
+budget=${KTGEN_CASE_BUDGET:-}
+[ -n "$budget" ] && limit=$((budget + 1200))
 for attempt in 1 2; do
 	KTGEN_VM_QUIET=${KTGEN_VM_QUIET-1} "$here/vm-run.sh" -k "$kenv" -o "$out" -t $limit -- \
 		env KTGEN="$top/tools/ktgen" KTGEN_KO="$ko" KTGEN_NLRAW="$top/tests/build/nlraw" \
 		KTGEN_NLFAULT="$top/tests/build/nlfault" KTGEN_NLFUZZ="$top/tests/build/nlfuzz" \
 		KTGEN_TIME_SCALE=$scale KTGEN_SMOKE=$smoke KTGEN_KTAP=/mnt/out/ktap \
+		KTGEN_CASE_BUDGET="$budget" \
 		KTGEN_RECORD=/mnt/out/record \
 		"$top/tests/vm/run.sh" "$filter" >/dev/null
 	rc=$?

@@ -15,11 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
 #include <linux/ethtool.h>
 #include <linux/gen_stats.h>
 #include <linux/rtnetlink.h>
+#include <linux/sockios.h>
 
 #include "counters.h"
 #include "env.h"
@@ -145,6 +147,49 @@ static void read_dev_stats(struct ctr_set *s, const char *dev)
 			ctr_add(s, CTR_DEV, dev, e->d_name, v);
 	}
 	closedir(d);
+}
+
+/* One SIOCETHTOOL request @cmd on @dev (shorter than IFNAMSIZ). */
+static int ethtool_cmd(int fd, const char *dev, void *cmd)
+{
+	struct ifreq ifr = { 0 };
+
+	memcpy(ifr.ifr_name, dev, strlen(dev) + 1);
+	ifr.ifr_data = cmd;
+	return fd < 0 ? -1 : ioctl(fd, SIOCETHTOOL, &ifr);
+}
+
+/* The names of string set @set, ETH_GSTRING_LEN bytes each and not always
+ * terminated, or NULL; *@n their count.
+ */
+static char *ethtool_strings(int fd, const char *dev, uint32_t set, uint32_t *n)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t len;
+	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << set } };
+	struct ethtool_gstrings *gs;
+	char *names;
+
+	if (ethtool_cmd(fd, dev, &sset) || !(sset.hdr.sset_mask & (1ULL << set)) ||
+	    !sset.len || sset.len > 65536)
+		return NULL;
+	gs = calloc(1, sizeof(*gs) + (size_t)sset.len * ETH_GSTRING_LEN);
+	if (!gs)
+		return NULL;
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = set;
+	gs->len = sset.len;
+	if (ethtool_cmd(fd, dev, gs)) {
+		free(gs);
+		return NULL;
+	}
+	*n = sset.len;
+	names = malloc((size_t)sset.len * ETH_GSTRING_LEN);
+	if (names)
+		memcpy(names, gs->data, (size_t)sset.len * ETH_GSTRING_LEN);
+	free(gs);
+	return names;
 }
 
 /* ethtool -S: the string set's size, its names, then the values. */

@@ -1350,36 +1350,7 @@ void knobs_free(struct knob_list *l)
 
 /* --- ktgen dev show --------------------------------------------------- */
 
-static void show_bits(const struct knob *k, bool features)
-{
-	struct bits b;
-	size_t i;
-
-	if (bits_get(k, features, true, &b))
-		return;
-	print_open_object(features ? "features" : "priv_flags");
-	print_text(features ? "features:" : "priv-flags:");
-	for (i = 0; i < b.n; i++) {
-		bool fixed = !(b.flags[i] & BIT_HW) || (b.flags[i] & BIT_NOCHANGE);
-
-		if (!features) {
-			print_bool(PRINT_JSON, b.name[i], NULL, b.flags[i] & BIT_ON);
-			print_text(" %s %s", b.name[i], b.flags[i] & BIT_ON ? "on" : "off");
-			continue;
-		}
-		/* ethtool --json -k's shape. */
-		print_open_object(b.name[i]);
-		print_bool(PRINT_JSON, "active", NULL, b.flags[i] & BIT_ON);
-		print_bool(PRINT_JSON, "fixed", NULL, fixed);
-		print_bool(PRINT_JSON, "requested", NULL, b.flags[i] & BIT_WANTED);
-		print_close_object();
-		print_text("%s %s %s%s", i % 3 ? "," : "\n ", b.name[i],
-			   b.flags[i] & BIT_ON ? "on" : "off", fixed ? " [fixed]" : "");
-	}
-	print_text("%s\n", b.n ? "" : " none");
-	print_close_object();
-	bits_free(&b);
-}
+/* --- a device's settings at once: dev show, and the run's environment -- */
 
 /* The numbers of one GET reply, shown under their ethtool names. */
 struct show_attr {
@@ -1395,7 +1366,9 @@ struct show_group {
 	size_t			n;
 };
 
-static const struct show_attr rings_attrs[] = {
+#define SHOW_ATTRS_MAX	6
+
+static const struct show_attr rings_attrs[SHOW_ATTRS_MAX] = {
 	{ ETHTOOL_A_RINGS_RX,		"rx" },
 	{ ETHTOOL_A_RINGS_RX_MAX,	"rx_max" },
 	{ ETHTOOL_A_RINGS_TX,		"tx" },
@@ -1404,7 +1377,7 @@ static const struct show_attr rings_attrs[] = {
 	{ ETHTOOL_A_RINGS_TCP_DATA_SPLIT, "tcp_data_split", true },
 };
 
-static const struct show_attr channels_attrs[] = {
+static const struct show_attr channels_attrs[SHOW_ATTRS_MAX] = {
 	{ ETHTOOL_A_CHANNELS_COMBINED_COUNT,	"combined" },
 	{ ETHTOOL_A_CHANNELS_COMBINED_MAX,	"combined_max" },
 	{ ETHTOOL_A_CHANNELS_RX_COUNT,		"rx" },
@@ -1413,7 +1386,7 @@ static const struct show_attr channels_attrs[] = {
 	{ ETHTOOL_A_CHANNELS_TX_MAX,		"tx_max" },
 };
 
-static const struct show_attr coalesce_attrs[] = {
+static const struct show_attr coalesce_attrs[SHOW_ATTRS_MAX] = {
 	{ ETHTOOL_A_COALESCE_RX_USECS,		"rx_usecs" },
 	{ ETHTOOL_A_COALESCE_RX_MAX_FRAMES,	"rx_frames" },
 	{ ETHTOOL_A_COALESCE_TX_USECS,		"tx_usecs" },
@@ -1428,104 +1401,112 @@ static const struct show_group show_groups[] = {
 	{ "coalesce",	ETHTOOL_MSG_COALESCE_GET, coalesce_attrs, ARRAY_SIZE(coalesce_attrs) },
 };
 
-struct show_reply {
-	const struct show_group	*g;
-	bool			any;
+/* The single-valued knobs shown: a tunable, XPS, RPS, busy polling. */
+static const struct show_knob {
+	const char	*kw;
+	const char	*name;
+	const char	*key;
+} show_knobs[] = {
+	{ "tunable",	"rx-copybreak",	"rx-copybreak" },
+	{ "tunable",	"tx-copybreak",	"tx-copybreak" },
+	{ "xps",	NULL,		"xps" },
+	{ "rps",	NULL,		"rps" },
+	{ "busy-poll",	NULL,		"busy-poll" },
+	{ "busy-read",	NULL,		"busy-read" },
 };
 
-static int show_group_cb(const struct nlmsghdr *nlh, void *data)
+/* What a device does not have is absent: a GET it refuses, a knob it
+ * lacks.
+ */
+struct dev_snap {
+	char			ifname[IF_NAMESIZE];
+	char			netns[64];
+	bool			has_drv;
+	struct ethtool_drvinfo	drv;
+	bool			carrier;
+	int			tx_queues, rx_queues;
+	bool			has_bits[2];	/* features, private flags */
+	struct bits		bits[2];
+	struct {
+		bool		have[SHOW_ATTRS_MAX];
+		uint32_t	val[SHOW_ATTRS_MAX];
+	}			group[ARRAY_SIZE(show_groups)];
+	struct {
+		bool		have;
+		char		val[KNOB_VAL_LEN];
+	}			knob[ARRAY_SIZE(show_knobs)];
+};
+
+/* The driver, by the ETHTOOL_GDRVINFO ioctl (ethtool netlink has none). */
+static void snap_driver(struct dev_snap *s)
 {
-	struct show_reply *r = data;
+	struct ifreq ifr = { };
+	int fd;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", s->ifname);
+	s->drv.cmd = ETHTOOL_GDRVINFO;
+	ifr.ifr_data = (void *)&s->drv;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	s->has_drv = fd >= 0 && !ioctl(fd, SIOCETHTOOL, &ifr);
+	if (fd >= 0)
+		close(fd);
+}
+
+struct group_reply {
+	const struct show_group	*g;
+	bool			*have;
+	uint32_t		*val;
+};
+
+static int group_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct group_reply *r = data;
 	const struct nlattr *a;
 	size_t i;
 
 	for (i = 0; i < r->g->n; i++) {
-		const struct show_attr *s = &r->g->attrs[i];
+		const struct show_attr *sa = &r->g->attrs[i];
 
 		mnl_attr_for_each(a, nlh, GENL_HDRLEN) {
-			uint32_t v;
-
-			if (mnl_attr_get_type(a) != s->type)
+			if (mnl_attr_get_type(a) != sa->type)
 				continue;
-			if (s->u8 && mnl_attr_get_payload_len(a) == 1)
-				v = mnl_attr_get_u8(a);
-			else if (!s->u8 && mnl_attr_get_payload_len(a) == 4)
-				v = mnl_attr_get_u32(a);
+			if (sa->u8 && mnl_attr_get_payload_len(a) == 1)
+				r->val[i] = mnl_attr_get_u8(a);
+			else if (!sa->u8 && mnl_attr_get_payload_len(a) == 4)
+				r->val[i] = mnl_attr_get_u32(a);
 			else
 				continue;
-			if (!r->any)
-				print_open_object(r->g->key);
-			print_text(r->any ? "," : "%s:", r->g->key);
-			r->any = true;
-			if (s->type == ETHTOOL_A_RINGS_TCP_DATA_SPLIT)
-				print_string(PRINT_ANY, s->key, " tcp-data-split %s",
-					     v < ARRAY_SIZE(split_names) ? split_names[v] : "?");
-			else if (s->u8)
-				print_bool(PRINT_JSON, s->key, NULL, v);
-			else
-				print_u64(PRINT_JSON, s->key, NULL, v);
-			if (!s->u8)
-				print_text(" %s %u", s->key, v);
-			else if (s->type != ETHTOOL_A_RINGS_TCP_DATA_SPLIT)
-				print_text(" %s %s", s->key, v ? "on" : "off");
+			r->have[i] = true;
 		}
 	}
 	return MNL_CB_OK;
 }
 
-static void show_group(const struct knob *k, const struct show_group *g)
+static void snap_group(struct dev_snap *s, const struct knob *k, size_t g)
 {
-	struct show_reply r = { .g = g };
+	struct group_reply r = { &show_groups[g], s->group[g].have, s->group[g].val };
 	struct eth_req req;
 
-	if (eth_start(&req, k, g->cmd))
+	if (eth_start(&req, k, show_groups[g].cmd))
 		return;
-	/* A device without the operation shows nothing of it. */
+	/* A device without the operation has none of it. */
 	req.ctx.what = NULL;
-	if (!nl_request_quiet(&req.ctx, req.nlh, show_group_cb, &r) && r.any) {
-		print_text("\n");
-		print_close_object();
-	}
+	if (nl_request_quiet(&req.ctx, req.nlh, group_cb, &r))
+		memset(s->group[g].have, 0, sizeof(s->group[g].have));
 	nl_close(&req.ctx);
 }
 
-/* The driver, by the ETHTOOL_GDRVINFO ioctl. */
-static void show_driver(const struct knob *k)
+/* One knob's value, quietly: a device without it has none. */
+static void snap_knob(struct dev_snap *s, struct knob *k, size_t i)
 {
-	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
-	struct ifreq ifr = { };
-	int fd;
+	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", k->ifname);
-	ifr.ifr_data = (void *)&info;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0 && !ioctl(fd, SIOCETHTOOL, &ifr)) {
-		print_string(PRINT_ANY, "driver", " driver %s", info.driver);
-		if (*info.version)
-			print_string(PRINT_ANY, "driver_version", " %s", info.version);
-		if (*info.bus_info)
-			print_string(PRINT_ANY, "bus_info", " bus %s", info.bus_info);
-	}
-	if (fd >= 0)
-		close(fd);
-}
-
-/* One value of a knob, when the device has it: a tunable, XPS, RPS. */
-static void show_knob(const char *kw, const char *name, const char *key,
-		      const struct knob *dev)
-{
-	struct knob k = *dev;
-	char val[KNOB_VAL_LEN];
-	int saved = dup(STDERR_FILENO), null = open("/dev/null", O_WRONLY);
-	int err;
-
-	k.type = knob_type(kw);
-	snprintf(k.name, sizeof(k.name), "%s", name ? name : "");
-	/* Quietly: a device without the knob shows nothing of it. */
+	k->type = knob_type(show_knobs[i].kw);
+	snprintf(k->name, sizeof(k->name), "%s", show_knobs[i].name ? show_knobs[i].name : "");
 	fflush(stderr);
 	if (null >= 0)
 		dup2(null, STDERR_FILENO);
-	err = k.type->get(&k, val, sizeof(val));
+	s->knob[i].have = !k->type->get(k, s->knob[i].val, sizeof(s->knob[i].val));
 	fflush(stderr);
 	if (saved >= 0) {
 		dup2(saved, STDERR_FILENO);
@@ -1533,43 +1514,162 @@ static void show_knob(const char *kw, const char *name, const char *key,
 	}
 	if (null >= 0)
 		close(null);
-	if (err)
+	k->type = NULL;
+}
+
+struct dev_snap *dev_snap_read(const char *ifname, const char *netns)
+{
+	struct dev_snap *s = calloc(1, sizeof(*s));
+	struct knob *k = calloc(1, sizeof(*k));
+	size_t i;
+
+	if (!s || !k) {
+		fprintf(stderr, "ktgen: out of memory\n");
+		exit(EXIT_FAIL);
+	}
+	snprintf(k->ifname, sizeof(k->ifname), "%s", ifname);
+	snprintf(k->netns, sizeof(k->netns), "%s", netns ? netns : "");
+	snprintf(s->ifname, sizeof(s->ifname), "%s", k->ifname);
+	snprintf(s->netns, sizeof(s->netns), "%s", k->netns);
+	if (in_ns(k) || !(s->tx_queues = queue_count(k, "tx"))) {
+		ns_home();
+		free(k);
+		free(s);
+		return NULL;
+	}
+	s->rx_queues = queue_count(k, "rx");
+	snap_driver(s);
+	s->carrier = carrier_up(k);
+	for (i = 0; i < 2; i++)
+		s->has_bits[i] = !bits_get(k, i == 0, true, &s->bits[i]);
+	for (i = 0; i < ARRAY_SIZE(show_groups); i++)
+		snap_group(s, k, i);
+	for (i = 0; i < ARRAY_SIZE(show_knobs); i++)
+		snap_knob(s, k, i);
+	ns_home();
+	free(k);
+	return s;
+}
+
+void dev_snap_free(struct dev_snap *s)
+{
+	if (!s)
 		return;
-	if (k.type->want == want_u32)
-		print_u64(PRINT_JSON, key, NULL, strtoull(val, NULL, 10));
-	else
-		print_string(PRINT_JSON, key, NULL, val);
-	print_text("%s %s\n", key, val);
+	bits_free(&s->bits[0]);
+	bits_free(&s->bits[1]);
+	free(s);
+}
+
+static void print_bits(const struct dev_snap *s, bool features)
+{
+	const struct bits *b = &s->bits[!features];
+	size_t i;
+
+	if (!s->has_bits[!features])
+		return;
+	print_open_object(features ? "features" : "priv_flags");
+	print_text(features ? "features:" : "priv-flags:");
+	for (i = 0; i < b->n; i++) {
+		bool fixed = !(b->flags[i] & BIT_HW) || (b->flags[i] & BIT_NOCHANGE);
+
+		if (!features) {
+			print_bool(PRINT_JSON, b->name[i], NULL, b->flags[i] & BIT_ON);
+			print_text(" %s %s", b->name[i], b->flags[i] & BIT_ON ? "on" : "off");
+			continue;
+		}
+		/* ethtool --json -k's shape. */
+		print_open_object(b->name[i]);
+		print_bool(PRINT_JSON, "active", NULL, b->flags[i] & BIT_ON);
+		print_bool(PRINT_JSON, "fixed", NULL, fixed);
+		print_bool(PRINT_JSON, "requested", NULL, b->flags[i] & BIT_WANTED);
+		print_close_object();
+		print_text("%s %s %s%s", i % 3 ? "," : "\n ", b->name[i],
+			   b->flags[i] & BIT_ON ? "on" : "off", fixed ? " [fixed]" : "");
+	}
+	print_text("%s\n", b->n ? "" : " none");
+	print_close_object();
+}
+
+static void print_group(const struct dev_snap *s, size_t g)
+{
+	const struct show_group *sg = &show_groups[g];
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < sg->n; i++) {
+		const struct show_attr *sa = &sg->attrs[i];
+		uint32_t v = s->group[g].val[i];
+
+		if (!s->group[g].have[i])
+			continue;
+		if (!any)
+			print_open_object(sg->key);
+		print_text(any ? "," : "%s:", sg->key);
+		any = true;
+		if (sa->type == ETHTOOL_A_RINGS_TCP_DATA_SPLIT)
+			print_string(PRINT_ANY, sa->key, " tcp-data-split %s",
+				     v < ARRAY_SIZE(split_names) ? split_names[v] : "?");
+		else if (sa->u8)
+			print_bool(PRINT_JSON, sa->key, NULL, v);
+		else
+			print_u64(PRINT_JSON, sa->key, NULL, v);
+		if (!sa->u8)
+			print_text(" %s %u", sa->key, v);
+		else if (sa->type != ETHTOOL_A_RINGS_TCP_DATA_SPLIT)
+			print_text(" %s %s", sa->key, v ? "on" : "off");
+	}
+	if (any) {
+		print_text("\n");
+		print_close_object();
+	}
+}
+
+void dev_snap_print(const struct dev_snap *s)
+{
+	size_t i;
+
+	print_string(PRINT_ANY, "ifname", "%s:", s->ifname);
+	if (*s->netns)
+		print_string(PRINT_ANY, "netns", " netns %s", s->netns);
+	if (s->has_drv) {
+		print_string(PRINT_ANY, "driver", " driver %s", s->drv.driver);
+		if (*s->drv.version)
+			print_string(PRINT_ANY, "driver_version", " %s", s->drv.version);
+		if (*s->drv.fw_version)
+			print_string(PRINT_ANY, "firmware", " firmware %s", s->drv.fw_version);
+		if (*s->drv.bus_info)
+			print_string(PRINT_ANY, "bus_info", " bus %s", s->drv.bus_info);
+	}
+	print_u64(PRINT_ANY, "carrier", " carrier %llu", s->carrier);
+	print_u64(PRINT_ANY, "tx_queues", " tx-queues %llu", s->tx_queues);
+	print_u64(PRINT_ANY, "rx_queues", " rx-queues %llu\n", s->rx_queues);
+	print_bits(s, true);
+	print_bits(s, false);
+	for (i = 0; i < ARRAY_SIZE(show_groups); i++)
+		print_group(s, i);
+	for (i = 0; i < ARRAY_SIZE(show_knobs); i++) {
+		const struct show_knob *sk = &show_knobs[i];
+
+		if (!s->knob[i].have)
+			continue;
+		if (knob_type(sk->kw)->want == want_u32)
+			print_u64(PRINT_JSON, sk->key, NULL, strtoull(s->knob[i].val, NULL, 10));
+		else
+			print_string(PRINT_JSON, sk->key, NULL, s->knob[i].val);
+		print_text("%s %s\n", sk->key, s->knob[i].val);
+	}
 }
 
 static int dev_show(struct knob *k)
 {
-	if (in_ns(k))
+	struct dev_snap *s = dev_snap_read(k->ifname, k->netns);
+
+	if (!s)
 		return EXIT_FAIL;
-	if (!queue_count(k, "tx")) {
-		ns_home();
-		return EXIT_FAIL;
-	}
 	print_open_object(NULL);
-	print_string(PRINT_ANY, "ifname", "%s:", k->ifname);
-	if (*k->netns)
-		print_string(PRINT_ANY, "netns", " netns %s", k->netns);
-	show_driver(k);
-	print_u64(PRINT_ANY, "carrier", " carrier %llu", carrier_up(k));
-	print_u64(PRINT_ANY, "tx_queues", " tx-queues %llu", queue_count(k, "tx"));
-	print_u64(PRINT_ANY, "rx_queues", " rx-queues %llu\n", queue_count(k, "rx"));
-	show_bits(k, true);
-	show_bits(k, false);
-	for (size_t i = 0; i < ARRAY_SIZE(show_groups); i++)
-		show_group(k, &show_groups[i]);
-	show_knob("tunable", "rx-copybreak", "rx-copybreak", k);
-	show_knob("tunable", "tx-copybreak", "tx-copybreak", k);
-	show_knob("xps", NULL, "xps", k);
-	show_knob("rps", NULL, "rps", k);
-	show_knob("busy-poll", NULL, "busy-poll", k);
-	show_knob("busy-read", NULL, "busy-read", k);
+	dev_snap_print(s);
 	print_close_object();
-	ns_home();
+	dev_snap_free(s);
 	return EXIT_OK;
 }
 

@@ -59,4 +59,15 @@ int knobs_restore(struct knob_list *l);
 void knobs_print(const struct knob_list *l, const char *key);
 void knobs_free(struct knob_list *l);
 
+/*
+ * Everything `ktgen dev show` reports of device @ifname in namespace
+ * @netns (NULL or "" for the current one), read at once: the run's
+ * environment takes one of each device when the run starts. NULL after a
+ * message when there is no such device.
+ */
+struct dev_snap *dev_snap_read(const char *ifname, const char *netns);
+/* Its members, into the object the caller has open. */
+void dev_snap_print(const struct dev_snap *s);
+void dev_snap_free(struct dev_snap *s);
+
 #endif /* KTGEN_DEV_H */

@@ -13,11 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
 
+#include "dev.h"
 #include "env.h"
 #include "ktgen.h"
 #include "print.h"
@@ -83,149 +81,6 @@ bool dev_up(const char *name)
 	up = fscanf(f, "%x", &flags) == 1 && (flags & IFF_UP);
 	fclose(f);
 	return up;
-}
-
-/* One SIOCETHTOOL request @cmd on @dev (shorter than IFNAMSIZ). */
-int ethtool_cmd(int fd, const char *dev, void *cmd)
-{
-	struct ifreq ifr = { 0 };
-
-	memcpy(ifr.ifr_name, dev, strlen(dev) + 1);
-	ifr.ifr_data = cmd;
-	return fd < 0 ? -1 : ioctl(fd, SIOCETHTOOL, &ifr);
-}
-
-/* The names of string set @set, ETH_GSTRING_LEN bytes each and not always
- * terminated, or NULL; *@n their count.
- */
-char *ethtool_strings(int fd, const char *dev, uint32_t set, uint32_t *n)
-{
-	struct {
-		struct ethtool_sset_info hdr;
-		uint32_t len;
-	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << set } };
-	struct ethtool_gstrings *gs;
-	char *names;
-
-	if (ethtool_cmd(fd, dev, &sset) || !(sset.hdr.sset_mask & (1ULL << set)) ||
-	    !sset.len || sset.len > 65536)
-		return NULL;
-	gs = calloc(1, sizeof(*gs) + (size_t)sset.len * ETH_GSTRING_LEN);
-	if (!gs)
-		return NULL;
-	gs->cmd = ETHTOOL_GSTRINGS;
-	gs->string_set = set;
-	gs->len = sset.len;
-	if (ethtool_cmd(fd, dev, gs)) {
-		free(gs);
-		return NULL;
-	}
-	*n = sset.len;
-	names = malloc((size_t)sset.len * ETH_GSTRING_LEN);
-	if (names)
-		memcpy(names, gs->data, (size_t)sset.len * ETH_GSTRING_LEN);
-	free(gs);
-	return names;
-}
-
-/* Append @name (at most @max bytes of it: string set entries are not
- * always terminated) and a suffix to a growing space-separated list.
- */
-static void list_add(char **list, size_t *len, const char *name, size_t max,
-		     const char *suffix)
-{
-	size_t add = strnlen(name, max) + strlen(suffix) + 1;
-	char *l = realloc(*list, *len + add + 1);
-
-	if (!l)
-		return;
-	snprintf(l + *len, add + 1, "%s%.*s%s", *len ? " " : "",
-		 (int)strnlen(name, max), name, suffix);
-	*list = l;
-	*len += strlen(l + *len);
-}
-
-/* Offloads that are on (ethtool -k), and private flags (--show-priv-flags). */
-static void dev_features(int fd, struct env_dev *d)
-{
-	struct ethtool_gfeatures *gf;
-	struct ethtool_value pf = { .cmd = ETHTOOL_GPFLAGS };
-	uint32_t n = 0, i, blocks;
-	size_t len = 0;
-	char *names;
-
-	names = ethtool_strings(fd, d->name, ETH_SS_FEATURES, &n);
-	blocks = (n + 31) / 32;
-	gf = names ? calloc(1, sizeof(*gf) + blocks * sizeof(gf->features[0])) : NULL;
-	if (gf) {
-		gf->cmd = ETHTOOL_GFEATURES;
-		gf->size = blocks;
-		if (!ethtool_cmd(fd, d->name, gf))
-			for (i = 0; i < n; i++)
-				if (gf->features[i / 32].active & (1U << (i % 32)))
-					list_add(&d->features, &len,
-						 names + (size_t)i * ETH_GSTRING_LEN,
-						 ETH_GSTRING_LEN, "");
-		free(gf);
-	}
-	free(names);
-
-	len = 0;
-	names = ethtool_strings(fd, d->name, ETH_SS_PRIV_FLAGS, &n);
-	if (names && !ethtool_cmd(fd, d->name, &pf))
-		for (i = 0; i < n && i < 32; i++)
-			list_add(&d->priv_flags, &len, names + (size_t)i * ETH_GSTRING_LEN,
-				 ETH_GSTRING_LEN, pf.data & (1U << i) ? "=on" : "=off");
-	free(names);
-}
-
-/* RPS and XPS CPU masks of every queue: "rx-0:rps=00 tx-0:xps=03". */
-static void dev_queues(struct env_dev *d)
-{
-	char path[PATH_MAX], mask[128];
-	struct dirent *de;
-	size_t len = 0;
-	DIR *dir;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", d->name);
-	dir = opendir(path);
-	if (!dir)
-		return;
-	while ((de = readdir(dir))) {
-		bool rx = !strncmp(de->d_name, "rx-", 3);
-		char item[512];
-
-		if (!rx && strncmp(de->d_name, "tx-", 3))
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/net/%s/queues/%s/%s", d->name,
-			 de->d_name, rx ? "rps_cpus" : "xps_cpus");
-		read_line(path, mask, sizeof(mask));
-		snprintf(item, sizeof(item), "%.32s:%s=%.127s", de->d_name, rx ? "rps" : "xps",
-			 mask[0] ? mask : "-");
-		list_add(&d->queues, &len, item, sizeof(item), "");
-	}
-	closedir(dir);
-}
-
-static void dev_info(int fd, struct env_dev *d)
-{
-	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
-	struct ifreq ifr = { 0 };
-
-	memcpy(ifr.ifr_name, d->name, sizeof(d->name));
-	ifr.ifr_data = (void *)&di;
-	dev_features(fd, d);
-	dev_queues(d);
-	d->rings.cmd = ETHTOOL_GRINGPARAM;
-	d->has_rings = !ethtool_cmd(fd, d->name, &d->rings);
-	d->coal.cmd = ETHTOOL_GCOALESCE;
-	d->has_coal = !ethtool_cmd(fd, d->name, &d->coal);
-	if (fd < 0 || ioctl(fd, SIOCETHTOOL, &ifr))
-		return;
-	snprintf(d->driver, sizeof(d->driver), "%.31s", di.driver);
-	snprintf(d->version, sizeof(d->version), "%.31s", di.version);
-	snprintf(d->firmware, sizeof(d->firmware), "%.31s", di.fw_version);
-	snprintf(d->bus, sizeof(d->bus), "%.31s", di.bus_info);
 }
 
 static void warn(struct env *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -382,7 +237,6 @@ void env_collect(struct env *e, const uint8_t *cpus, size_t cpus_len)
 	static const uint8_t cpu0 = 1;
 	struct dirent *de;
 	DIR *dir;
-	int fd;
 
 	uname(&e->uts);
 	cpu_model(e->cpu_model, sizeof(e->cpu_model));
@@ -394,7 +248,6 @@ void env_collect(struct env *e, const uint8_t *cpus, size_t cpus_len)
 	dir = opendir("/sys/class/net");
 	if (!dir)
 		return;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	while ((de = readdir(dir))) {
 		char path[PATH_MAX];
 		struct env_dev *d;
@@ -409,13 +262,11 @@ void env_collect(struct env *e, const uint8_t *cpus, size_t cpus_len)
 		d += e->ndevs++;
 		memset(d, 0, sizeof(*d));
 		memcpy(d->name, de->d_name, strlen(de->d_name) + 1);
-		dev_info(fd, d);
+		d->snap = dev_snap_read(d->name, NULL);
 		snprintf(path, sizeof(path), "/sys/class/net/%s/device/numa_node", d->name);
 		d->numa_node = read_int(path, -1);
 		dev_irqs(d);
 	}
-	if (fd >= 0)
-		close(fd);
 	closedir(dir);
 	preflight(e, cpus, cpus_len);
 }
@@ -433,11 +284,8 @@ void env_free(struct env *e)
 {
 	size_t i;
 
-	for (i = 0; i < e->ndevs; i++) {
-		free(e->devs[i].features);
-		free(e->devs[i].priv_flags);
-		free(e->devs[i].queues);
-	}
+	for (i = 0; i < e->ndevs; i++)
+		dev_snap_free(e->devs[i].snap);
 	free(e->devs);
 	e->devs = NULL;
 	e->ndevs = 0;
@@ -471,35 +319,13 @@ void env_print(const struct env *e)
 	for (i = 0; i < e->ndevs; i++) {
 		const struct env_dev *d = &e->devs[i];
 
+		/* What `ktgen dev show -j` says of it, and where it sits. */
 		print_open_object(d->name);
-		print_string(PRINT_JSON, "driver", NULL, d->driver);
-		print_string(PRINT_JSON, "version", NULL, d->version);
-		print_string(PRINT_JSON, "firmware", NULL, d->firmware);
-		print_string(PRINT_JSON, "bus", NULL, d->bus);
+		if (d->snap)
+			dev_snap_print(d->snap);
 		if (d->numa_node >= 0)
 			print_u64(PRINT_JSON, "numa_node", NULL, d->numa_node);
 		print_string(PRINT_JSON, "irqs", NULL, d->irqs);
-		print_string(PRINT_JSON, "features", NULL, d->features ? d->features : "");
-		print_string(PRINT_JSON, "priv_flags", NULL, d->priv_flags ? d->priv_flags : "");
-		print_string(PRINT_JSON, "queues", NULL, d->queues ? d->queues : "");
-		if (d->has_rings) {
-			print_open_object("rings");
-			print_u64(PRINT_JSON, "rx", NULL, d->rings.rx_pending);
-			print_u64(PRINT_JSON, "rx_max", NULL, d->rings.rx_max_pending);
-			print_u64(PRINT_JSON, "tx", NULL, d->rings.tx_pending);
-			print_u64(PRINT_JSON, "tx_max", NULL, d->rings.tx_max_pending);
-			print_close_object();
-		}
-		if (d->has_coal) {
-			print_open_object("coalesce");
-			print_u64(PRINT_JSON, "rx_usecs", NULL, d->coal.rx_coalesce_usecs);
-			print_u64(PRINT_JSON, "rx_frames", NULL, d->coal.rx_max_coalesced_frames);
-			print_u64(PRINT_JSON, "tx_usecs", NULL, d->coal.tx_coalesce_usecs);
-			print_u64(PRINT_JSON, "tx_frames", NULL, d->coal.tx_max_coalesced_frames);
-			print_bool(PRINT_JSON, "adaptive_rx", NULL, d->coal.use_adaptive_rx_coalesce);
-			print_bool(PRINT_JSON, "adaptive_tx", NULL, d->coal.use_adaptive_tx_coalesce);
-			print_close_object();
-		}
 		print_close_object();
 	}
 	print_close_object();

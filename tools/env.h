@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/utsname.h>
-#include <linux/ethtool.h>
 
 /* The module's answer to GET_INFO (info.c). */
 struct module_info {
@@ -24,20 +23,13 @@ struct module_info {
 	const char	*splice_udp6;
 };
 
+struct dev_snap;
+
 struct env_dev {
 	char		name[16];
 	int		numa_node;	/* -1: none or unknown */
 	char		irqs[256];	/* "IRQ:CPUS ..." of its MSI vectors */
-	char		*features;	/* enabled offloads, "a b c" */
-	char		*priv_flags;	/* "name=on name=off ..." */
-	bool		has_rings, has_coal;
-	struct ethtool_ringparam rings;
-	struct ethtool_coalesce	coal;
-	char		*queues;	/* "rx-0:rps=0 tx-0:xps=1 ..." */
-	char		driver[32];
-	char		version[32];
-	char		firmware[32];
-	char		bus[32];
+	struct dev_snap	*snap;		/* as dev show reads it; NULL: unreadable */
 };
 
 #define ENV_WARNINGS	8
@@ -59,8 +51,6 @@ struct env {
 };
 
 bool dev_up(const char *name);
-int ethtool_cmd(int fd, const char *dev, void *cmd);
-char *ethtool_strings(int fd, const char *dev, uint32_t set, uint32_t *n);
 
 struct nl_ctx;
 int info_get(struct nl_ctx *ctx, struct module_info *mi);

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 /* The version of the run document -j prints (tools/ktgen-run.schema.json). */
-#define KTG_RUN_SCHEMA_VERSION	1
+#define KTG_RUN_SCHEMA_VERSION	2
 
 /* Exit codes (documented in README.md and `ktgen help`). */
 enum {

@@ -4,10 +4,13 @@
 # Helpers for the KTAP scenario scripts run in the guest by run.sh. Each
 # scenario file registers cases with `case_add NAME FUNCTION [TIMEOUT]
 # [TAG...]`: "stock" keeps a case out of the slow debug lane, "smoke" puts
-# it in the subset every kernel lane runs (KTGEN_SMOKE=1: check-compat); a
-# case runs in its own bash under `set -e`, fails on a non-zero status, is
-# skipped with status 4 (ksft), and fails whenever the kernel reported
-# anything while it ran.
+# it in the subset every kernel lane runs (KTGEN_SMOKE=1: check-compat),
+# "core" runs it first when the lane has a time budget (KTGEN_CASE_BUDGET:
+# what sanitizers most need to see: life cycle, data paths, teardown
+# races, the NIC, user memory, error paths), "final" runs it last and
+# always (what the whole suite left behind); a case runs in its own bash
+# under `set -e`, fails on a non-zero status, is skipped with status 4
+# (ksft), and fails whenever the kernel reported anything while it ran.
 
 KSFT_PASS=0
 KSFT_FAIL=1
@@ -19,7 +22,7 @@ KSFT_SKIP=4
 : "${KTGEN_TIME_SCALE:=1}"
 
 CASES=()
-declare -A CASE_FN CASE_TIMEOUT CASE_SMOKE
+declare -A CASE_FN CASE_TIMEOUT CASE_SMOKE CASE_CORE CASE_FINAL
 
 case_add()
 {
@@ -33,6 +36,8 @@ case_add()
 	CASE_FN[$1]=$2
 	CASE_TIMEOUT[$1]=${3:-60}
 	[[ $tags == *" smoke "* ]] && CASE_SMOKE[$1]=1
+	[[ $tags == *" core "* ]] && CASE_CORE[$1]=1
+	[[ $tags == *" final "* ]] && CASE_FINAL[$1]=1
 	return 0
 }
 

@@ -45,7 +45,7 @@ t_load_unload()
 	rmmod ktgen
 	! module_loaded || fail "ktgen still loaded after rmmod"
 }
-case_add load_unload t_load_unload 60 smoke
+case_add load_unload t_load_unload 60 smoke core
 
 t_info_text()
 {
@@ -126,7 +126,7 @@ t_strict_policy()
 	"$KTGEN_NLRAW" set-config 1:u64:1048576
 	$KTGEN -j config | json_check "d['buffer_budget'] == 1 << 20"
 }
-case_add strict_policy t_strict_policy 60 smoke
+case_add strict_policy t_strict_policy 60 smoke core
 
 t_permissions()
 {
@@ -143,7 +143,7 @@ t_permissions()
 	expect_fail 1 "Operation not permitted" unshare -U -r -n $KTGEN config set budget 512M
 	$KTGEN -j config | json_check "d['buffer_budget'] == 1 << 30"
 }
-case_add permissions t_permissions
+case_add permissions t_permissions 60 core
 
 t_autoload()
 {
@@ -180,7 +180,7 @@ t_netns()
 	$KTGEN -j config | json_check "d['buffer_budget'] == 128 << 20"
 	ip netns del "$ns"
 }
-case_add netns t_netns
+case_add netns t_netns 60 core
 
 # Requests racing with rmmod/insmod: the CLI may find no module, the
 # kernel must report nothing.
@@ -205,4 +205,4 @@ t_unload_under_use()
 	load_module
 	$KTGEN info >/dev/null
 }
-case_add unload_under_use t_unload_under_use 120
+case_add unload_under_use t_unload_under_use 120 core

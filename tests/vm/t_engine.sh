@@ -91,7 +91,7 @@ t_tcp_loopback()
 	load_module
 	tcp_matrix "" "" 127.0.0.1 ::1
 }
-case_add tcp_loopback t_tcp_loopback 600 smoke
+case_add tcp_loopback t_tcp_loopback 600 smoke core
 
 # Over a veth pair every path once: the device path is what is new here.
 t_tcp_veth()
@@ -202,14 +202,14 @@ t_udp_stage_ring()
 			d['tx']['msgs'] == d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] and
 			d['rx']['msgs'] > 0 and d['rx']['verify_errors'] == 0"
 }
-case_add udp_stage_ring t_udp_stage_ring 120
+case_add udp_stage_ring t_udp_stage_ring 120 core
 
 t_udp_loopback()
 {
 	load_module
 	udp_matrix "" "" 127.0.0.1 ::1
 }
-case_add udp_loopback t_udp_loopback 300 smoke
+case_add udp_loopback t_udp_loopback 300 smoke core
 
 t_udp_veth()
 {
@@ -237,7 +237,7 @@ t_verify_detects()
 	$KTGEN -j run tcp_stream to 127.0.0.1 port 5300 bytes 1M buffer 64K |
 		json_check "d['rx']['verify_errors'] == 0"
 }
-case_add verify_detects t_verify_detects
+case_add verify_detects t_verify_detects 60 core
 
 t_many_flows()
 {
@@ -248,7 +248,7 @@ t_many_flows()
 			d['rx']['bytes'] == 16 << 20 and d['rx']['conns'] == 64 and
 			d['tx']['acked'] == 16 << 20"
 }
-case_add many_flows t_many_flows 300
+case_add many_flows t_many_flows 300 core
 
 # CPU ticks (user + system) of the kthread named $1.
 kthread_ticks()
@@ -313,7 +313,7 @@ t_stop_midrun()
 	$KTGEN run del "$id"
 	expect_fail 1 "no such run" $KTGEN run show "$id"
 }
-case_add stop_midrun t_stop_midrun 120
+case_add stop_midrun t_stop_midrun 120 core
 
 # The owner dies: traffic stops within a second (scaled).
 t_owner_sigkill()
@@ -336,7 +336,7 @@ t_owner_sigkill()
 	[ "$b1" = "$b2" ] || fail "traffic went on: $b1 then $b2 bytes"
 	[ "$(run_state "$id")" = stopped ] || fail "state $(run_state "$id")"
 }
-case_add owner_sigkill t_owner_sigkill 120
+case_add owner_sigkill t_owner_sigkill 120 core
 
 t_detach_survives()
 {
@@ -381,7 +381,7 @@ t_unload_during_run()
 	rmmod ktgen
 	! module_loaded || fail "still loaded"
 }
-case_add unload_during_run t_unload_during_run 120
+case_add unload_during_run t_unload_during_run 120 core
 
 t_netns_exit_during_run()
 {
@@ -396,7 +396,7 @@ t_netns_exit_during_run()
 	sleep 1
 	$KTGEN info >/dev/null
 }
-case_add netns_exit_during_run t_netns_exit_during_run 120
+case_add netns_exit_during_run t_netns_exit_during_run 120 core
 
 t_bad_input()
 {
@@ -420,7 +420,7 @@ t_bad_input()
 	$KTGEN -j run show | json_check "d == []"
 	$KTGEN -j config | json_check "d['buffer_used'] == 0"
 }
-case_add bad_input t_bad_input
+case_add bad_input t_bad_input 60 core
 
 # Ctrl-C on an attached run: the CLI stops it and prints partial results.
 t_ctrl_c()

@@ -166,8 +166,10 @@ nic_style_expr()
 
 t_nic_styles()
 {
-	local a style docs keys a0 a1 b0 b1
+	local a style docs keys a0 a1 b0 b1 bytes=4M msgs=2000
 
+	# Each style's path is taken as surely by less (debug, smoke).
+	reduced && bytes=1M msgs=500
 	load_module
 	NIC_IPV6=0 nic_pair
 	a="ip netns exec $NS_A"
@@ -181,9 +183,9 @@ t_nic_styles()
 		nic_settle
 		a0=$(nic_stats "$NS_A" ktn0)
 		b0=$(nic_stats "$NS_B" ktn1)
-		$a $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5200 bytes 4M flows 2 >>"$docs" ||
+		$a $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5200 bytes $bytes flows 2 >>"$docs" ||
 			fail "$style: tcp run exit $?"
-		$a $KTGEN -j run udp_stream to $NIC_ADDR_B port 5201 msgs 2000 size 64 >>"$docs" ||
+		$a $KTGEN -j run udp_stream to $NIC_ADDR_B port 5201 msgs $msgs size 64 >>"$docs" ||
 			fail "$style: udp run exit $?"
 		printf 'nic %s tcp_stream\nnic %s udp_stream\n' $style $style >>"$keys"
 		nic_settle
@@ -201,7 +203,7 @@ t_nic_styles()
 		exact=(d['rx']['bytes'] == d['tx']['bytes'] if d['test'] == 'tcp_stream' else
 		       d['tx']['msgs'] == d['rx']['msgs'] + d['rx']['lost']))" <"$docs"
 }
-case_add nic_styles t_nic_styles 300 smoke
+case_add nic_styles t_nic_styles 300 smoke core
 
 # Receive style and DMA mode flipped every 100 ms under TCP (IPv4, IPv6)
 # and UDP traffic: nothing lost, nothing corrupted, every style ran.
@@ -252,7 +254,7 @@ t_nic_toggle()
 		"b['rx_built'] > 0 and b['rx_split'] > 0 and b['rx_frags'] > 0 and b['rx_drops'] == 0" ||
 		fail "not every style ran"
 }
-case_add nic_toggle t_nic_toggle 300
+case_add nic_toggle t_nic_toggle 300 core
 
 # Channels and rings changed on both ends while TCP runs: the carrier
 # drops and returns each time, the connection survives, every byte lands.
@@ -285,7 +287,7 @@ t_nic_reset()
 		fail "rx ring not 128"
 	log "carrier changes across three resets: $((c1 - c0))"
 }
-case_add nic_reset t_nic_reset 180
+case_add nic_reset t_nic_reset 180 core
 
 # tx_queue_counts NS: "tx0 tx1" packet counts of ktn0.
 tx_queue_counts()
@@ -461,4 +463,4 @@ t_nic_unload()
 	ip netns exec "$NS_A" $KTGEN run stop all >/dev/null 2>&1 || true
 	unload_module
 }
-case_add nic_unload t_nic_unload 180
+case_add nic_unload t_nic_unload 180 core

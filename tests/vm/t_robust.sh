@@ -71,7 +71,7 @@ t_fuzz()
 	unload_module
 	kmemleak_check
 }
-case_add fuzz t_fuzz 300
+case_add fuzz t_fuzz 300 core
 
 # Sink and run creation under allocation failure, site by site: each
 # failure is a clean error and the next attempt works (nlfault checks),
@@ -86,7 +86,7 @@ t_fault_sink()
 	$KTGEN -j sink show | json_check "d == []"
 	$KTGEN -j config | json_check "d['buffer_used'] == 0"
 }
-case_add fault_sink t_fault_sink 300
+case_add fault_sink t_fault_sink 300 core
 
 t_fault_run()
 {
@@ -103,4 +103,4 @@ t_fault_run()
 	unload_module
 	kmemleak_check
 }
-case_add fault_run t_fault_run 600
+case_add fault_run t_fault_run 600 core

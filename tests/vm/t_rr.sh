@@ -41,7 +41,7 @@ t_rr_exact()
 		grep -Eq "^  latency [0-9]+ trans/s  min [0-9.]+ us  mean [0-9.]+ us  stddev [0-9.]+ us$" ||
 		fail "no latency line: $($KTGEN run tcp_rr to 127.0.0.1 port 5300 msgs 50)"
 }
-case_add rr_exact t_rr_exact 300 smoke
+case_add rr_exact t_rr_exact 300 smoke core
 
 # tcp_crr: a connection per transaction, each seen by the sink, each
 # answered, none left open; closed and open loop.
@@ -60,7 +60,7 @@ t_rr_crr()
 	slowwait "$(scaled 10)" sh -c "! ip netns exec $NS_A ss -Htn state established | grep -q 5310" ||
 		fail "connections left open: $(ip netns exec "$NS_A" ss -tn)"
 }
-case_add rr_crr t_rr_crr 120
+case_add rr_crr t_rr_crr 120 core
 
 # The tx-nocache-copy debate's table: 200 TCP_RR flows of 1400/1 and of
 # 14000/14000 over a veth, every percentile, plus ones asked for.

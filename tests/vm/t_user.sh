@@ -55,7 +55,7 @@ t_nocache_copy()
 		grep -c "tx-nocache-copy" || true)
 	[ "$n" = 0 ] || fail "a tx-nocache-copy line with the feature off"
 }
-case_add nocache_copy t_nocache_copy 300
+case_add nocache_copy t_nocache_copy 300 core
 
 # rx user counts exactly what tx user sent, TCP and UDP, and the sink's
 # memory is its creator's: the process that added it is long gone.
@@ -75,7 +75,7 @@ t_rx_user()
 	$KTGEN sink show | grep -q "rx user" || fail "sink show does not say rx user"
 	$KTGEN sink del all
 }
-case_add rx_user t_rx_user 180
+case_add rx_user t_rx_user 180 core
 
 # The owner of a user run goes away. Attached: the run stops with it.
 # Detached: the run keeps sending from the dead process's memory, which
@@ -107,7 +107,7 @@ t_user_owner_exit()
 	$KTGEN run del all
 	$KTGEN sink del all
 }
-case_add user_owner_exit t_user_owner_exit 180
+case_add user_owner_exit t_user_owner_exit 180 core
 
 # User memory that is not right is refused, naming the attribute, and
 # nothing is left behind.
@@ -132,4 +132,4 @@ t_user_bad_mem()
 	[ -z "$($KTGEN run show)" ] || fail "a refused run was left: $($KTGEN run show)"
 	[ -z "$($KTGEN sink show)" ] || fail "a refused sink was left: $($KTGEN sink show)"
 }
-case_add user_bad_mem t_user_bad_mem 60
+case_add user_bad_mem t_user_bad_mem 60 core

@@ -15,7 +15,7 @@ t_leaks_and_locks()
 			fail "lockdep turned itself off: $(grep debug_locks /proc/lockdep_stats)"
 	fi
 }
-case_add leaks_and_locks t_leaks_and_locks 300
+case_add leaks_and_locks t_leaks_and_locks 300 final
 
 t_coverage_export()
 {
@@ -28,4 +28,4 @@ t_coverage_export()
 	done
 	ls /mnt/out/gcov | grep -q 'main.gcda' || fail "no coverage data for the module"
 }
-case_add coverage_export t_coverage_export
+case_add coverage_export t_coverage_export 60 final
