@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Module-wide memory budget for source and sink buffers: a working set of
- * 256 MiB per flow is a legitimate test, a thousand of them is not.
+ * Module-wide memory budget for the pages runs send from (each run's
+ * source ring, the staging pages of tx cached and nocache; sinks receive
+ * into the stack's buffers): a working set of 256 MiB per flow is a
+ * legitimate test, a thousand of them is not.
  */
 #include <linux/atomic.h>
 #include <linux/errno.h>

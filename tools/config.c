@@ -47,7 +47,8 @@ static void config_usage(FILE *f)
 {
 	fputs("Usage: ktgen config show\n"
 	      "       ktgen config set budget BYTES\n"
-	      "budget: module-wide memory for source and sink buffers\n"
+	      "budget: module-wide memory for the pages runs send from (each\n"
+	      "        run's source ring, tx cached/nocache staging)\n"
 	      "        (K/M/G suffixes; 1M to 64G; needs CAP_NET_ADMIN)\n", f);
 }
 
