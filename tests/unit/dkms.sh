@@ -17,38 +17,8 @@ set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$(dirname "$here")")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-cases=()
-
-result()
-{
-	n=$((n + 1))
-	if [ -z "$2" ]; then
-		cases+=("ok $n $1")
-	else
-		cases+=("not ok $n $1")
-		cases+=("$(printf '%s\n' "$2" | sed '/^$/d; s/^/# /')")
-		failed=$((failed + 1))
-	fi
-}
-
-skip()
-{
-	n=$((n + 1))
-	cases+=("ok $n $1 # SKIP $2")
-}
-
-finish()
-{
-	echo "KTAP version 1"
-	echo "1..$n"
-	printf '%s\n' "${cases[@]}"
-	echo "# dkms: $((n - failed)) passed, $failed failed"
-	[ $failed = 0 ]
-	exit
-}
+# shellcheck source=tests/unit/ktap.sh
+. "$here/ktap.sh"
 
 tree()
 {
@@ -60,7 +30,7 @@ if [ -z "$env" ] && ! env=$("$top/scripts/fetch-kernel.sh" bookworm 2>"$tmp/fetc
 	for c in install_module_destdir uninstall_module_destdir dkms_build dkms_install_remove; do
 		skip "$c" "no kernel headers: $(tail -n 1 "$tmp/fetch.log")"
 	done
-	finish
+	finish dkms
 fi
 # shellcheck disable=SC1090
 . "$env"
@@ -93,12 +63,12 @@ result uninstall_module_destdir "$d"
 if ! command -v dkms >/dev/null; then
 	skip dkms_build "dkms is not installed"
 	skip dkms_install_remove "dkms is not installed"
-	finish
+	finish dkms
 fi
 if [ "$(id -u)" != 0 ]; then
 	skip dkms_build "dkms needs root"
 	skip dkms_install_remove "dkms needs root"
-	finish
+	finish dkms
 fi
 
 # What a DKMS run must not touch: the system's own trees.
@@ -141,4 +111,4 @@ got=$(tree "$tmp/modules" 2>/dev/null || true)
 [ "$(system)" = "$before" ] || d+="the system's trees changed: $(system)"$'\n'
 result dkms_install_remove "$d"
 
-finish
+finish dkms

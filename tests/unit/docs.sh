@@ -21,23 +21,8 @@ top=$(dirname "$(dirname "$here")")
 man=$top/tools/man
 comp=$top/tools/completion/ktgen
 bc=/usr/share/bash-completion/bash_completion
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-cases=()
-
-# result NAME DIAGNOSTICS: ok when there are none.
-result()
-{
-	n=$((n + 1))
-	if [ -z "$2" ]; then
-		cases+=("ok $n $1")
-	else
-		cases+=("not ok $n $1")
-		cases+=("$(printf '%s\n' "$2" | sed '/^$/d; s/^/# /')")
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=tests/unit/ktap.sh
+. "$here/ktap.sh"
 
 # The objects of ktgen.c's dispatch table.
 objects()
@@ -354,8 +339,4 @@ grep -q "warning: macro 'XX' not defined" <<<"$d" && d="" ||
 	d="page_problems did not see an undefined macro: '$d'"
 result catches_groff_warning "$d"
 
-echo "KTAP version 1"
-echo "1..$n"
-printf '%s\n' "${cases[@]}"
-echo "# docs: $((n - failed)) passed, $failed failed"
-[ $failed = 0 ]
+finish docs

@@ -13,22 +13,8 @@ set -euo pipefail
 version=${1:?the CLI version}
 here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$(dirname "$here")")
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0 failed=0
-cases=()
-
-result()
-{
-	n=$((n + 1))
-	if [ -z "$2" ]; then
-		cases+=("ok $n $1")
-	else
-		cases+=("not ok $n $1")
-		cases+=("$(printf '%s\n' "$2" | sed '/^$/d; s/^/# /')")
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=tests/unit/ktap.sh
+. "$here/ktap.sh"
 
 # make TARGET VAR=VALUE... in the top directory; its output, on failure.
 mk()
@@ -131,8 +117,4 @@ bad=$(grep -E '(compat-gen\.h|\.o|\.ko|\.mod\.c|\.cmd)$' <<<"$list" || true)
 [ -z "$bad" ] || d+="generated files packed: $bad"$'\n'
 result dkms_tarball_sources "$d"
 
-echo "KTAP version 1"
-echo "1..$n"
-printf '%s\n' "${cases[@]}"
-echo "# install: $((n - failed)) passed, $failed failed"
-[ $failed = 0 ]
+finish install
