@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The environment of a result: kernel, CPU, the ktgen versions and the
- * module's primitives, and each device that is up (but lo) with its
- * driver, version, firmware and bus (ethtool's driver info).
+ * module's primitives, and each device that is up (but lo) as dev show
+ * reads it (dev.c's snapshot), with its NUMA node and interrupts.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
-#include <sys/socket.h>
 
 #include "dev.h"
 #include "env.h"
