@@ -1368,7 +1368,7 @@ struct show_group {
 
 #define SHOW_ATTRS_MAX	6
 
-static const struct show_attr rings_attrs[SHOW_ATTRS_MAX] = {
+static const struct show_attr rings_attrs[] = {
 	{ ETHTOOL_A_RINGS_RX,		"rx" },
 	{ ETHTOOL_A_RINGS_RX_MAX,	"rx_max" },
 	{ ETHTOOL_A_RINGS_TX,		"tx" },
@@ -1377,7 +1377,7 @@ static const struct show_attr rings_attrs[SHOW_ATTRS_MAX] = {
 	{ ETHTOOL_A_RINGS_TCP_DATA_SPLIT, "tcp_data_split", true },
 };
 
-static const struct show_attr channels_attrs[SHOW_ATTRS_MAX] = {
+static const struct show_attr channels_attrs[] = {
 	{ ETHTOOL_A_CHANNELS_COMBINED_COUNT,	"combined" },
 	{ ETHTOOL_A_CHANNELS_COMBINED_MAX,	"combined_max" },
 	{ ETHTOOL_A_CHANNELS_RX_COUNT,		"rx" },
@@ -1386,7 +1386,7 @@ static const struct show_attr channels_attrs[SHOW_ATTRS_MAX] = {
 	{ ETHTOOL_A_CHANNELS_TX_MAX,		"tx_max" },
 };
 
-static const struct show_attr coalesce_attrs[SHOW_ATTRS_MAX] = {
+static const struct show_attr coalesce_attrs[] = {
 	{ ETHTOOL_A_COALESCE_RX_USECS,		"rx_usecs" },
 	{ ETHTOOL_A_COALESCE_RX_MAX_FRAMES,	"rx_frames" },
 	{ ETHTOOL_A_COALESCE_TX_USECS,		"tx_usecs" },
@@ -1394,6 +1394,11 @@ static const struct show_attr coalesce_attrs[SHOW_ATTRS_MAX] = {
 	{ ETHTOOL_A_COALESCE_USE_ADAPTIVE_RX,	"adaptive_rx", true },
 	{ ETHTOOL_A_COALESCE_USE_ADAPTIVE_TX,	"adaptive_tx", true },
 };
+
+/* The snapshot keeps up to SHOW_ATTRS_MAX values of each group. */
+_Static_assert(ARRAY_SIZE(rings_attrs) <= SHOW_ATTRS_MAX &&
+	       ARRAY_SIZE(channels_attrs) <= SHOW_ATTRS_MAX &&
+	       ARRAY_SIZE(coalesce_attrs) <= SHOW_ATTRS_MAX, "SHOW_ATTRS_MAX too small");
 
 static const struct show_group show_groups[] = {
 	{ "rings",	ETHTOOL_MSG_RINGS_GET,	rings_attrs,	ARRAY_SIZE(rings_attrs) },
