@@ -142,6 +142,17 @@ static inline void ktg_hrtimer_setup(struct hrtimer *t,
 #include <net/gso.h>
 #endif
 
+/* The device a pool serves, so netdev netlink lists the pool and its
+ * statistics under it (6.8); before, nothing reads it.
+ */
+static inline void ktg_page_pool_set_netdev(struct page_pool_params *pp,
+					    struct net_device *dev)
+{
+#ifdef KTG_HAVE_PAGE_POOL_PARAMS_NETDEV
+	pp->netdev = dev;
+#endif
+}
+
 /* A driver's page_pool pages in an skb go back to their pool when the stack
  * frees it (5.15); before, the driver released each page from its pool and
  * the stack freed it as a plain page.

@@ -18,7 +18,9 @@
  *
  * The NAPI poll builds skbs in the style chosen by priv-flags legacy-rx
  * and rx-frags, copies packets up to the rx-copybreak tunable whole, and
- * refills the ring. With no buffer posted the engine waits (a lossless
+ * refills the ring. Each ring's page pool is listed under its device in
+ * netdev netlink (6.8), with its statistics where the kernel keeps them
+ * (CONFIG_PAGE_POOL_STATS). With no buffer posted the engine waits (a lossless
  * link, as with pause frames) and counts dma_pause.
  *
  * Ring ownership: a receive ring is written by the peer's engine and
@@ -765,6 +767,7 @@ static int ktg_nic_rq_alloc(struct ktg_nic *nic, struct ktg_nic_rq *rq)
 		.nid		= NUMA_NO_NODE,
 	};
 
+	ktg_page_pool_set_netdev(&pp, nic->dev);
 	rq->desc = kvcalloc(nic->rx_ring, sizeof(*rq->desc), GFP_KERNEL);
 	if (!rq->desc)
 		return -ENOMEM;

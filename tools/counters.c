@@ -2,9 +2,9 @@
 /*
  * What the stack and the devices counted while a run went: /proc/net/snmp,
  * netstat and snmp6, softnet_stat, and for every device that is up (but
- * lo) its statistics, its ethtool -S and its qdiscs' drops, requeues and
- * overlimits, read before and after; the differences go with the run's
- * result.
+ * lo) its statistics, its ethtool -S, its qdiscs' drops, requeues and
+ * overlimits and its page pools' counts, read before and after; the
+ * differences go with the run's result.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -20,11 +20,13 @@
 #include <libmnl/libmnl.h>
 #include <linux/ethtool.h>
 #include <linux/gen_stats.h>
+#include <linux/genetlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 
 #include "counters.h"
 #include "env.h"
+#include "nl.h"
 #include "print.h"
 
 void ctr_add(struct ctr_set *s, enum ctr_group g, const char *dev,
@@ -320,9 +322,118 @@ static void add_qdisc(struct ctr_set *s, const struct qdisc_dump *d, const char 
 	}
 }
 
+/*
+ * Page pools, from netdev netlink's page-pool-stats-get (6.8, with
+ * CONFIG_PAGE_POOL_STATS): each pool's allocation and recycling counts,
+ * summed over the pools of a device (a pool per receive ring). The numbers
+ * are <linux/netdev.h>'s, which older distributions' headers lack; stats
+ * are "uint" attributes, 4 or 8 bytes as the value needs.
+ */
+#define PP_FAMILY		"netdev"
+#define PP_CMD_STATS_GET	9	/* NETDEV_CMD_PAGE_POOL_STATS_GET */
+#define PP_A_STATS_INFO		1	/* nest: NETDEV_A_PAGE_POOL_* */
+#define PP_A_IFINDEX		2	/* NETDEV_A_PAGE_POOL_IFINDEX */
+#define PP_A_STATS_FIRST	8	/* NETDEV_A_PAGE_POOL_STATS_ALLOC_FAST */
+
+static const char * const pp_stat_names[] = {
+	"alloc_fast", "alloc_slow", "alloc_slow_high_order", "alloc_empty",
+	"alloc_refill", "alloc_waive", "recycle_cached", "recycle_cache_full",
+	"recycle_ring", "recycle_ring_full", "recycle_released_refcnt",
+};
+#define PP_NSTATS	(sizeof(pp_stat_names) / sizeof(pp_stat_names[0]))
+
+struct pp_sum {
+	int		ifindex;
+	uint64_t	v[PP_NSTATS];
+};
+
+struct pp_dump {
+	struct pp_sum	*v;
+	size_t		n;
+};
+
+static bool pp_uint(const struct nlattr *a, uint64_t *v)
+{
+	if (mnl_attr_get_payload_len(a) == sizeof(uint32_t))
+		*v = mnl_attr_get_u32(a);
+	else if (mnl_attr_get_payload_len(a) == sizeof(uint64_t))
+		*v = mnl_attr_get_u64(a);
+	else
+		return false;
+	return true;
+}
+
+static int pp_stats_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct pp_dump *d = data;
+	const struct nlattr *a, *info = NULL, *stat[PP_NSTATS] = { 0 };
+	struct pp_sum *sum = NULL;
+	uint64_t ifindex = 0, v;
+	size_t i;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN) {
+		unsigned int t = mnl_attr_get_type(a);
+
+		if (t == PP_A_STATS_INFO && mnl_attr_validate(a, MNL_TYPE_NESTED) >= 0)
+			info = a;
+		else if (t >= PP_A_STATS_FIRST && t < PP_A_STATS_FIRST + PP_NSTATS)
+			stat[t - PP_A_STATS_FIRST] = a;
+	}
+	if (!info)
+		return MNL_CB_OK;
+	mnl_attr_for_each_nested(a, info)
+		if (mnl_attr_get_type(a) == PP_A_IFINDEX)
+			pp_uint(a, &ifindex);
+	if (!ifindex)
+		return MNL_CB_OK;	/* a pool of no device, or of one gone */
+	for (i = 0; i < d->n && !sum; i++)
+		if (d->v[i].ifindex == (int)ifindex)
+			sum = &d->v[i];
+	if (!sum) {
+		sum = realloc(d->v, (d->n + 1) * sizeof(*sum));
+		if (!sum)
+			return MNL_CB_OK;
+		d->v = sum;
+		sum += d->n++;
+		memset(sum, 0, sizeof(*sum));
+		sum->ifindex = (int)ifindex;
+	}
+	for (i = 0; i < PP_NSTATS; i++)
+		if (stat[i] && pp_uint(stat[i], &v))
+			sum->v[i] += v;
+	return MNL_CB_OK;
+}
+
+/* Nothing on kernels without the family or the operation. */
+static void read_page_pools(struct pp_dump *d)
+{
+	struct nl_ctx ctx;
+	struct nlmsghdr *nlh;
+
+	if (nl_open_family(&ctx, PP_FAMILY, 1))
+		return;
+	nlh = nl_msg_start(&ctx, PP_CMD_STATS_GET, NLM_F_DUMP);
+	nl_request_quiet(&ctx, nlh, pp_stats_cb, d);
+	nl_close(&ctx);
+}
+
+static void add_page_pools(struct ctr_set *s, const struct pp_dump *d, const char *dev)
+{
+	int ifindex = (int)if_nametoindex(dev);
+	size_t i, k;
+
+	for (i = 0; i < d->n; i++) {
+		if (d->v[i].ifindex != ifindex)
+			continue;
+		for (k = 0; k < PP_NSTATS; k++)
+			ctr_add(s, CTR_PAGE_POOL, dev, pp_stat_names[k], d->v[i].v[k]);
+	}
+}
+
 void counters_read(struct ctr_set *s)
 {
 	struct qdisc_dump qd = { 0 };
+	struct pp_dump pd = { 0 };
 	struct dirent *e;
 	DIR *d;
 	int fd;
@@ -337,6 +448,7 @@ void counters_read(struct ctr_set *s)
 	if (!d)
 		return;
 	read_qdiscs(&qd);
+	read_page_pools(&pd);
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "lo") ||
@@ -346,11 +458,13 @@ void counters_read(struct ctr_set *s)
 		if (fd >= 0)
 			read_ethtool(s, fd, e->d_name);
 		add_qdisc(s, &qd, e->d_name);
+		add_page_pools(s, &pd, e->d_name);
 	}
 	if (fd >= 0)
 		close(fd);
 	closedir(d);
 	free(qd.v);
+	free(pd.v);
 }
 
 /* @after becomes after - before, counter by counter (new ones: as read). */
@@ -383,6 +497,7 @@ static const char * const group_keys[] = {
 	[CTR_DEV]	= "stats",
 	[CTR_ETHTOOL]	= "ethtool",
 	[CTR_QDISC]	= "qdisc",
+	[CTR_PAGE_POOL]	= "page_pool",
 };
 
 /* "Tcp.RetransSegs", "softnet.dropped", "eth0.rx_bytes", "eth0:rx_pkts" */
@@ -400,6 +515,9 @@ static void ctr_label(const struct ctr *c, char *buf, size_t len)
 		break;
 	case CTR_QDISC:
 		snprintf(buf, len, "%s.qdisc.%s", c->dev, c->name);
+		break;
+	case CTR_PAGE_POOL:
+		snprintf(buf, len, "%s.page_pool.%s", c->dev, c->name);
 		break;
 	default:
 		snprintf(buf, len, "%s", c->name);

@@ -17,6 +17,7 @@ enum ctr_group {
 	CTR_DEV,	/* /sys/class/net/DEV/statistics */
 	CTR_ETHTOOL,	/* ethtool -S DEV */
 	CTR_QDISC,	/* tc -s qdisc show dev DEV, all its qdiscs summed */
+	CTR_PAGE_POOL,	/* netdev netlink page-pool-stats-get, DEV's pools summed */
 };
 
 #define CTR_NAME_LEN	64

@@ -533,8 +533,11 @@ static void print_run_latency(const struct nlattr **tb, uint64_t ns)
 	const struct nlattr *nest = tb[KTGEN_A_RUN_LATENCY];
 	uint64_t n, pns[16];
 	uint32_t ppm[16];
+	double offered;
 	char key[32];
 
+	/* open loop: rate is per flow */
+	offered = (double)get_u32(tb[KTGEN_A_RUN_RATE], 0) * get_u32(tb[KTGEN_A_RUN_FLOWS], 1);
 	nl_parse_nested(nest, latency_types, KTGEN_A_LATENCY_MAX, lt);
 	n = lt[KTGEN_A_LATENCY_TRANSACTIONS] ?
 	    mnl_attr_get_u64(lt[KTGEN_A_LATENCY_TRANSACTIONS]) : 0;
@@ -563,8 +566,14 @@ static void print_run_latency(const struct nlattr **tb, uint64_t ns)
 		print_close_object();
 		print_text("  max %.1f us", nl_nested_u64(nest, KTGEN_A_LATENCY_MAX_NS) / 1e3);
 	}
+	if (tb[KTGEN_A_RUN_RATE])
+		print_double(PRINT_JSON, "offered_tps", NULL, offered);
 	print_close_object();
 	print_text("%s\n", tb[KTGEN_A_RUN_RATE] ? "  (open loop: from each request's slot)" : "");
+	/* Short of the offered load, the latencies include the generator's own queue. */
+	if (tb[KTGEN_A_RUN_RATE] && ns && n * 1e9 / ns < 0.9 * offered)
+		print_text("  warning: open loop kept %.0f of the %.0f trans/s offered: the generator fell behind\n",
+			   n * 1e9 / ns, offered);
 }
 
 /* Each flow in JSON; in text, how evenly the flows shared the bytes. */

@@ -448,6 +448,45 @@ t_nic_peer_netns()
 }
 case_add nic_peer_netns t_nic_peer_netns 60 smoke
 
+# The pair's page pools in a run's counters: netdev netlink lists them
+# under their device (6.8+), with statistics where the kernel keeps them
+# (CONFIG_PAGE_POOL_STATS: sid). The run's numbers are checked against
+# ktn0's own ethtool counters in the same document: every frame its NAPI
+# took was refilled by one allocation (each successful one counts once:
+# fast, refill, slow or slow_high_order), and the udp_rr responses' pages
+# came back. Where the kernel has no page-pool-stats-get (genl's list of
+# the netdev family's operations), the document must not claim any.
+t_nic_page_pool()
+{
+	local stats=0 doc
+
+	load_module
+	NIC_IPV6=0 nic_pair
+	genl ctrl get name netdev 2>/dev/null | grep -q 'ID-0x9 ' && stats=1
+	log "page-pool-stats-get: $([ $stats = 1 ] && echo present || echo absent) ($(uname -r))"
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5260 rx verify >/dev/null
+	doc=$(ip netns exec "$NS_A" $KTGEN -j run udp_rr to $NIC_ADDR_B port 5260 msgs 200 req 64 resp 1000)
+	if [ $stats = 0 ]; then
+		echo "$doc" | json_check "d['latency']['transactions'] == 200 and
+			'page_pool' not in d['counters']['devices']['ktn0']"
+		return 0
+	fi
+	echo "$doc" | json_check "d['latency']['transactions'] == 200 and
+		(lambda p, e: e['rx_packets'] >= 200 and e['rx_alloc_fail'] == 0 and
+		 p['alloc_fast'] + p['alloc_refill'] + p['alloc_slow'] +
+		     p['alloc_slow_high_order'] == e['rx_packets'] and
+		 p['recycle_cached'] + p['recycle_ring'] + p['recycle_ring_full'] +
+		     p['recycle_released_refcnt'] >= 200)(
+			d['counters']['devices']['ktn0']['page_pool'],
+			d['counters']['devices']['ktn0']['ethtool'])"
+	log "ktn0 page pools: $(echo "$doc" | /usr/bin/python3 -c '
+import json, sys
+print({k: v for k, v in json.load(sys.stdin)["counters"]["devices"]["ktn0"]["page_pool"].items() if v})')"
+	ip netns exec "$NS_A" $KTGEN run udp_rr to $NIC_ADDR_B port 5260 msgs 50 req 64 resp 1000 |
+		grep -q 'ktn0\.page_pool\.alloc_' || fail "no page_pool counter in the text's changed list"
+}
+case_add nic_page_pool t_nic_page_pool 60 smoke
+
 # Unload with traffic on the pair, then a namespace removed under traffic:
 # the devices go, the kernel says nothing (run.sh checks).
 t_nic_unload()
