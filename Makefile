@@ -37,7 +37,7 @@ MODULE_FILES	:= ktgen.ko ktgen.ko.gz ktgen.ko.xz ktgen.ko.zst
 DKMS_TARBALL	?= ktgen-$(VERSION)-source-only.dkms.tar.gz
 
 .PHONY: all deps module tools clean checkpatch uapi check check-unit print-version \
-	check-vm check-debug check-uapi check-compat demo \
+	check-vm check-debug check-uapi check-compat demo bench bench-overhead \
 	install install-tools install-module install-module-kdir uninstall uninstall-tools \
 	uninstall-module dkms-tarball
 
@@ -85,6 +85,17 @@ check-compat: deps
 
 demo: deps
 	@scripts/demo.sh
+
+# ktgen against iperf3, netperf, sockperf and pktgen (bench/results.md), and
+# what its own measurement costs; BENCH_PAIRS, BENCH_SECS size them.
+BENCH_PAIRS	?= 5
+BENCH_SECS	?= 3
+
+bench: deps
+	@scripts/bench.sh $(BENCH_PAIRS) $(BENCH_SECS)
+
+bench-overhead: deps
+	@scripts/bench-overhead.sh
 
 # Installing builds what is missing but never installs build dependencies
 # (make deps): a packaging build has its own.

@@ -1,0 +1,126 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench-report.py SAMPLES OUTDIR SETUP COMMIT: bench.sh's samples into
+OUTDIR/results.json (every sample, every comparison) and OUTDIR/results.md
+(the table the README quotes).
+
+A comparison is ktgen's metric over an anchor's, pair by pair (the same
+round of the interleaved schedule): the median ratio with its min-max over
+the pairs, and each side's coefficient of variation. Targets are the
+speed issue's; "met" needs the median ratio at or above the target.
+"""
+import datetime
+import json
+import statistics as st
+import sys
+
+
+def metrics(s):
+    """The sample's derived metrics, by name."""
+    if s["workload"] == "rr":
+        return {"tps": s["tps"], "p99_us": s["p99_us"]}
+    secs = s["window_ns"] / 1e9
+    cpus = s["busy_jiffies"] / 100 / secs       # USER_HZ
+    m = {"cpus": cpus}
+    if s["workload"] == "udp64":
+        m["rx_pps"] = s["rx_pkts"] / secs
+        m["tx_pps"] = s["tx_pkts"] / secs
+        m["rx_pps_per_cpu"] = m["rx_pps"] / cpus if cpus else 0
+        m["tx_pps_per_cpu"] = m["tx_pps"] / cpus if cpus else 0
+    else:
+        m["gbps"] = s["rx_bytes"] * 8 / s["window_ns"]
+        m["gbps_per_cpu"] = m["gbps"] / cpus if cpus else 0
+    return m
+
+
+# (workload, ktgen's tool, anchor, metric, higher is better, target)
+COMPARISONS = [
+    ("udp64", "ktgen", "iperf3", "rx_pps_per_cpu", True, 3.0),
+    ("udp64", "ktgen", "iperf3", "rx_pps", True, None),
+    ("udp64", "ktgen", "pktgen", "tx_pps", True, 0.5),
+    ("udp64", "ktgen", "pktgen", "tx_pps_per_cpu", True, None),
+    ("tcp16", "ktgen-cached", "iperf3", "gbps_per_cpu", True, 1.2),
+    ("tcp16", "ktgen-zerocopy", "iperf3", "gbps_per_cpu", True, 1.5),
+    ("tcp16", "ktgen-cached", "iperf3", "gbps", True, None),
+    ("tcp16", "ktgen-cached", "netperf", "gbps_per_cpu", True, None),
+    ("rr", "ktgen", "netperf", "tps", True, 2.0),
+    ("rr", "ktgen", "netperf", "p99_us", False, None),
+    ("rr", "ktgen", "sockperf", "tps", True, None),
+]
+
+UNITS = {"rx_pps": "dgram/s", "tx_pps": "pkt/s", "rx_pps_per_cpu": "dgram/s/CPU",
+         "tx_pps_per_cpu": "pkt/s/CPU", "gbps": "Gbit/s", "gbps_per_cpu": "Gbit/s/CPU",
+         "tps": "trans/s", "p99_us": "us"}
+
+
+def cv(v):
+    return st.stdev(v) / st.mean(v) if len(v) > 1 and st.mean(v) else 0.0
+
+
+def fmt(x):
+    return "%.3g" % x if abs(x) < 1000 else "%.0f" % x
+
+
+def main():
+    src, outdir, setup, commit = sys.argv[1:5]
+    samples = [json.loads(line) for line in open(src) if line.strip()]
+    by = {}
+    for s in samples:
+        s["metrics"] = metrics(s)
+        by.setdefault((s["workload"], s["tool"]), {})[s["pair"]] = s["metrics"]
+
+    comps = []
+    for w, mine, anchor, m, higher, target in COMPARISONS:
+        a, b = by.get((w, mine), {}), by.get((w, anchor), {})
+        pairs = sorted(set(a) & set(b))
+        ratios = [a[p][m] / b[p][m] for p in pairs if b[p][m]]
+        if not ratios:
+            continue
+        med = st.median(ratios)
+        comps.append({
+            "workload": w, "ktgen": mine, "anchor": anchor, "metric": m,
+            "unit": UNITS[m], "higher_is_better": higher, "pairs": len(ratios),
+            "ktgen_median": st.median(a[p][m] for p in pairs),
+            "anchor_median": st.median(b[p][m] for p in pairs),
+            "ratio_median": med, "ratio_min": min(ratios), "ratio_max": max(ratios),
+            "ktgen_cv": cv([a[p][m] for p in pairs]),
+            "anchor_cv": cv([b[p][m] for p in pairs]),
+            "target": target,
+            "met": None if target is None else med >= target,
+        })
+
+    doc = {"setup": setup, "commit": commit,
+           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+           "comparisons": comps, "samples": samples}
+    with open(outdir + "/results.json", "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+
+    lines = [
+        "# ktgen against iperf3, netperf, sockperf and pktgen",
+        "",
+        "`make bench` (scripts/bench.sh) at %s, %s: %s, over a veth pair "
+        "between namespaces." % (commit, doc["date"], setup),
+        "QEMU/TCG models no caches: these ratios compare instruction path "
+        "lengths, not cache behaviour. Per CPU: the rate over the CPUs the "
+        "whole guest kept busy in the measured window.",
+        "",
+        "| workload | metric | ktgen | median | anchor | median | ratio (min-max) | CV ktgen / anchor | target |",
+        "|---|---|---|---:|---|---:|---|---|---|",
+    ]
+    for c in comps:
+        tgt = "" if c["target"] is None else "%s %.1fx: %s" % (
+            ">=", c["target"], "met" if c["met"] else "not met")
+        lines.append("| %s | %s | %s | %s | %s | %s | %.2f (%.2f-%.2f) | %.1f%% / %.1f%% | %s |" % (
+            c["workload"], "%s (%s)" % (c["metric"], c["unit"]), c["ktgen"],
+            fmt(c["ktgen_median"]), c["anchor"], fmt(c["anchor_median"]),
+            c["ratio_median"], c["ratio_min"], c["ratio_max"],
+            100 * c["ktgen_cv"], 100 * c["anchor_cv"], tgt))
+    lines.append("")
+    with open(outdir + "/results.md", "w") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

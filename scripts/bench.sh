@@ -1,0 +1,258 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bench.sh [PAIRS [SECS]]: ktgen side by side with the tools a driver
+# developer would pick instead, in one boot, interleaved: PAIRS rounds, the
+# tools' order reversed every other round, each run SECS seconds measured.
+#
+#   udp64  64-byte UDP stream: ktgen udp_stream, iperf3 -u -b 0, pktgen
+#          (into ktgen's sink); datagrams/s queued to the receiving socket
+#          (the receiving veth's packets less those its UDP refused) and
+#          sent (the sending veth's tx_packets)
+#   tcp16  16 TCP flows of 64000-byte writes: ktgen tx cached, ktgen tx
+#          zerocopy, iperf3 -P 16, 16 netperf TCP_STREAMs; bits/s at the
+#          receiving veth
+#   rr     TCP_RR 1/1: ktgen tcp_rr, netperf TCP_RR, sockperf ping-pong
+#          (14 bytes: its smallest message); transactions/s and p99, as
+#          each tool reports them
+#
+# Every stream is measured by the same meter, whatever the tool: the
+# namespaces' counters and /proc/stat read over a window inside the run
+# (after a lead-in that absorbs the tool's start-up), so "per CPU" is the
+# rate divided by the CPUs the whole guest kept busy in that window.
+# Results: bench/results.json (every sample) and bench/results.md (median
+# ratios ktgen/anchor with min-max over the pairs, coefficients of
+# variation, the issue's targets). Over a veth pair between namespaces.
+#
+# Runs in a VM on Debian's stock kernel when the host cannot load modules.
+# TCG models no caches: ratios compare instruction path lengths, not cache
+# behaviour. KTGEN_BENCH_ICOUNT=SHIFT runs the VM in QEMU's icount mode
+# (guest time follows executed instructions: host noise gone).
+set -euo pipefail
+
+here=$(dirname "$(readlink -f "$0")")
+top=$(dirname "$here")
+pairs=${1:-5}
+secs=${2:-3}
+lead=1.5
+A=10.79.0.1
+B=10.79.0.2
+
+# --- in the guest ------------------------------------------------------
+
+# cpu-busy jiffies (all CPUs; steal and idle excluded), the time, then
+# the counters the streams are measured by, read in one process through a
+# process of each namespace (/proc/PID/net): the receiving veth's packets
+# and bytes, the datagrams its UDP refused (no port, or a full socket:
+# counted when queued, unlike InDatagrams, which only recvmsg() counts),
+# and the sending veth's packets.
+snap()
+{
+	awk -v t="$(date +%s%N)" '
+	FILENAME == "/proc/stat" && $1 == "cpu" { busy = $2 + $3 + $4 + $7 + $8 }
+	FILENAME ~ /snmp$/ && $1 == "Udp:" && $2 ~ /^[0-9]/ { refused = $3 + $4 }
+	# "ktgb1:123456789 ...": no blank after the colon once a count is long
+	FILENAME ~ /dev$/ { sub(/:/, ": "); $0 = $0 }
+	FILENAME ~ /^\/proc\/'"$pb"'\/net\/dev$/ && $1 == "ktgb1:" { rxb = $2; rxp = $3 }
+	FILENAME ~ /^\/proc\/'"$pa"'\/net\/dev$/ && $1 == "ktgb0:" { txp = $11 }
+	END { print busy, t, rxp - refused, txp, rxb }' \
+		/proc/stat "/proc/$pb/net/snmp" "/proc/$pb/net/dev" "/proc/$pa/net/dev"
+}
+
+# window WORKLOAD TOOL PAIR CMD...: CMD runs lead + secs + 1 s; the
+# counters are read lead s in and secs s later. One JSON line.
+window()
+{
+	local w=$1 t=$2 p=$3 s0 s1 pid
+
+	shift 3
+	"$@" >/dev/null 2>&1 &
+	pid=$!
+	sleep $lead
+	s0=$(snap)
+	sleep "$secs"
+	s1=$(snap)
+	wait $pid || echo "bench: $w $t exited $?" >&2
+	# shellcheck disable=SC2086
+	set -- $s0 $s1
+	printf '{"workload": "%s", "tool": "%s", "pair": %d, "window_ns": %d, "busy_jiffies": %d, "rx_pkts": %d, "tx_pkts": %d, "rx_bytes": %d}\n' \
+		"$w" "$t" "$p" $(($7 - $2)) $(($6 - $1)) $(($8 - $3)) $(($9 - $4)) $((${10} - $5))
+}
+
+T()
+{
+	echo "$lead + $secs + 1" | bc
+}
+
+pktgen_setup()
+{
+	local mac
+
+	modprobe pktgen
+	mac=$(ip netns exec "$nb" cat /sys/class/net/ktgb1/address)
+	ip netns exec "$na" sh -c "
+		echo rem_device_all >/proc/net/pktgen/kpktgend_0
+		echo add_device ktgb0 >/proc/net/pktgen/kpktgend_0
+		d=/proc/net/pktgen/ktgb0
+		for c in 'count 0' 'clone_skb 0' 'pkt_size 106' 'delay 0' 'dst $B' \
+			 'dst_mac $mac' 'udp_dst_min 5001' 'udp_dst_max 5001' \
+			 'udp_src_min 9' 'udp_src_max 9'; do
+			echo \"\$c\" >\$d
+		done"
+}
+
+pktgen_run()
+{
+	ip netns exec "$na" sh -c 'echo start >/proc/net/pktgen/pgctrl' &
+	sleep "$1"
+	ip netns exec "$na" sh -c 'echo stop >/proc/net/pktgen/pgctrl'
+	wait
+}
+
+netperf_streams()
+{
+	local i
+
+	for i in $(seq 16); do
+		ip netns exec "$na" netperf -H $B -t TCP_STREAM -l "$1" -P 0 -- -m 64000 &
+	done
+	wait
+}
+
+udp64()
+{
+	case $1 in
+	ktgen)	window udp64 ktgen "$2" ip netns exec "$na" "$k" run udp_stream to $B port 5001 size 64 time "$(T)" ;;
+	iperf3)	window udp64 iperf3 "$2" ip netns exec "$na" iperf3 -c $B -p 5201 -u -b 0 -l 64 -t "$(T)" ;;
+	pktgen)	window udp64 pktgen "$2" pktgen_run "$(T)" ;;
+	esac
+}
+
+tcp16()
+{
+	case $1 in
+	ktgen-cached|ktgen-zerocopy)
+		window tcp16 "$1" "$2" ip netns exec "$na" "$k" run tcp_stream to $B port 5002 \
+			flows 16 size 64000 tx "${1#ktgen-}" time "$(T)" ;;
+	iperf3)	window tcp16 iperf3 "$2" ip netns exec "$na" iperf3 -c $B -p 5201 -P 16 -l 64000 -t "$(T)" ;;
+	netperf) window tcp16 netperf "$2" netperf_streams "$(T)" ;;
+	esac
+}
+
+# Request/response: each tool's own count and p99 (sockperf's is half a
+# round trip unless --full-rtt).
+rr()
+{
+	local out tps p99
+
+	case $1 in
+	ktgen)
+		out=$(ip netns exec "$na" "$k" -j run tcp_rr to $B port 5002 time "$secs")
+		read -r tps p99 <<<"$(echo "$out" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)["latency"]
+print(d["tps"], d["percentiles_ns"]["p99"] / 1e3)')" ;;
+	netperf)
+		out=$(ip netns exec "$na" netperf -H $B -t TCP_RR -l "$secs" -P 0 -- -r 1,1 -o THROUGHPUT,P99_LATENCY)
+		IFS=, read -r tps p99 <<<"$(echo "$out" | tail -1)" ;;
+	sockperf)
+		out=$(ip netns exec "$na" sockperf pp --tcp -i $B -p 11111 -t "$secs" -m 14 --full-rtt 2>&1)
+		tps=$(echo "$out" | sed -n 's/.*RunTime=\([0-9.]*\) sec; SentMessages=[0-9]*; ReceivedMessages=\([0-9]*\).*/\2 \1/p' |
+			awk 'NR == 1 { printf "%.1f", $1 / $2 }')
+		p99=$(echo "$out" | sed -n 's/.*percentile 99.000 = *\([0-9.]*\).*/\1/p' | head -1) ;;
+	esac
+	printf '{"workload": "rr", "tool": "%s", "pair": %d, "tps": %s, "p99_us": %s}\n' \
+		"$1" "$2" "${tps:-0}" "${p99:-0}"
+}
+
+# round WORKLOAD PAIR TOOL...: every tool once, in reverse on odd pairs.
+round()
+{
+	local w=$1 p=$2 i
+
+	shift 2
+	if [ $((p % 2)) = 1 ]; then
+		for ((i = $#; i >= 1; i--)); do
+			$w "${!i}" "$p"
+		done
+	else
+		for i in "$@"; do
+			$w "$i" "$p"
+		done
+	fi
+}
+
+guest()
+{
+	local p
+
+	k=$top/tools/ktgen na=ktgbench-a nb=ktgbench-b pa= pb=
+	export PATH=$KTGEN_TOOLS/usr/bin:$PATH
+	export LD_LIBRARY_PATH=$KTGEN_TOOLS/usr/lib/x86_64-linux-gnu
+	insmod "$KTGEN_KO"
+	ip netns add $na
+	ip netns add $nb
+	ip link add ktgb0 netns $na type veth peer name ktgb1 netns $nb
+	ip -n $na addr add $A/24 dev ktgb0
+	ip -n $nb addr add $B/24 dev ktgb1
+	ip -n $na link set ktgb0 up
+	ip -n $nb link set ktgb1 up
+	ip -n $na link set lo up
+	ip -n $nb link set lo up
+	# A process in each namespace: its /proc/PID/net is the namespace's.
+	ip netns exec $na sleep infinity &
+	pa=$!
+	ip netns exec $nb sleep infinity &
+	pb=$!
+	ip netns exec $nb "$k" sink add udp port 5001 rx discard >/dev/null
+	ip netns exec $nb "$k" sink add tcp port 5002 rx discard >/dev/null
+	ip netns exec $nb iperf3 -s -D -p 5201
+	ip netns exec $nb netserver -p 12865 >/dev/null
+	ip netns exec $nb sockperf sr --tcp -i $B -p 11111 --daemonize >/dev/null 2>&1
+	pktgen_setup
+	echo "== bench: $pairs pairs, ${secs} s windows, $(nproc) CPU(s), $(uname -r)${KTGEN_BENCH_ICOUNT:+, icount shift=$KTGEN_BENCH_ICOUNT}"
+	{
+		for p in $(seq "$pairs"); do
+			round udp64 "$p" ktgen iperf3 pktgen
+			round tcp16 "$p" ktgen-cached ktgen-zerocopy iperf3 netperf
+			round rr "$p" ktgen netperf sockperf
+			echo "bench: pair $p of $pairs done" >&2
+		done
+	} >/mnt/out/samples.jsonl
+}
+
+if [ "${KTGEN_BENCH_IN_GUEST:-}" = 1 ]; then
+	guest
+	exit 0
+fi
+
+# --- on the host -------------------------------------------------------
+
+"$here/install-deps.sh"
+tools=$("$here/bench-tools.sh")
+kenv=$("$here/fetch-kernel.sh" bookworm)
+ko=$("$here/build-module.sh" "$kenv")
+make -s -C "$top/tools" ktgen KTGEN_VERSION="$(make -s -C "$top" --no-print-directory print-version)"
+out=$(mktemp -d /tmp/ktgen-bench.XXXXXX)
+# 10 runs a pair of lead + secs + 1 guest seconds, ~4 host s each under
+# TCG (~12 under icount), plus the boot.
+per=5
+[ -n "${KTGEN_BENCH_ICOUNT:-}" ] && per=14
+set +e
+KTGEN_VM_QUIET=1 "$here/vm-run.sh" -k "$kenv" -o "$out" \
+	-t $((pairs * 10 * (secs + 3) * per + 300)) \
+	${KTGEN_BENCH_ICOUNT:+-i "$KTGEN_BENCH_ICOUNT"} -- \
+	env KTGEN_BENCH_IN_GUEST=1 KTGEN_KO="$ko" KTGEN_TOOLS="$tools" \
+	KTGEN_BENCH_ICOUNT="${KTGEN_BENCH_ICOUNT:-}" "$here/bench.sh" "$pairs" "$secs"
+rc=$?
+set -e
+if [ $rc != 0 ] || [ ! -s "$out/samples.jsonl" ]; then
+	{ grep -a 'bench' "$out/console.log" || true; } | tail -20 >&2
+	echo "bench: the guest failed (exit $rc; console: $out/console.log)" >&2
+	exit 1
+fi
+head=$(grep -a '^== bench' "$out/console.log" | head -1 | tr -d '\r')
+mkdir -p "$top/bench"
+/usr/bin/python3 "$here/bench-report.py" "$out/samples.jsonl" "$top/bench" \
+	"${head#== bench: }" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+rm -rf "$out"
