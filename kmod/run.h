@@ -6,9 +6,13 @@
 #ifndef _KTG_RUN_H
 #define _KTG_RUN_H
 
+#include <linux/bvec.h>
+
 #include "hist.h"
 #include "ktgen.h"
 #include "proto.h"
+
+#define KTG_TX_BATCH	16	/* pages per send call on the TCP page paths */
 
 enum ktg_flow_state {
 	KTG_FLOW_CONNECT,	/* connect in progress */
@@ -39,9 +43,10 @@ struct ktg_flow {
 	/* cached/nocache: pages the module copies into, then splices */
 	struct ktg_pages	stage;
 	u32			stage_next;
-	struct page		*cur_page;	/* copied, not yet all sent */
-	u32			cur_off;
-	u32			cur_len;
+	/* TCP page paths: the pages of one send call, not yet all taken */
+	struct bio_vec		tx_bv[KTG_TX_BATCH];
+	u8			tx_first;
+	u8			tx_n;
 
 	bool			stage_blocked;	/* every staging page in flight */
 
