@@ -1341,6 +1341,12 @@ static int sweep_parse(struct sweep_args *a, int argc, char **argv)
 		usage_error("sweep: sizes LIST is needed");
 		return -1;
 	}
+	/* A table, not a gate: its verdicts are each cell's own. */
+	if (gates || a->j.bisect) {
+		usage_error("sweep: no %s: a sweep is a table, not a gate (ktgen ab is one)",
+			    gates ? "gate" : "bisect");
+		return -1;
+	}
 	if (!a->nvar) {
 		a->names[0] = "run";
 		a->words[a->nvar++] = "";

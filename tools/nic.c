@@ -504,7 +504,7 @@ int do_nic(int argc, char **argv)
 		return nic_del(argc - 1, argv + 1);
 	if (!strcmp(argv[0], "set"))
 		return nic_set(argc - 1, argv + 1);
-	if (!strcmp(argv[0], "show") || !strcmp(argv[0], "list"))
+	if (!strcmp(argv[0], "show"))
 		return nic_show(argc - 1, argv + 1);
 	usage_error("nic: unknown command '%s'", argv[0]);
 	return EXIT_USAGE;

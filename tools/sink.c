@@ -205,8 +205,9 @@ static int sink_add_parse(struct sink_args *a, int argc, char **argv)
 		usage_error("sink add: port is required");
 		return -1;
 	}
-	if (a->ipv6 && a->local.family == AF_INET) {
-		usage_error("sink add: ipv6 with an IPv4 local address");
+	/* A local address gives the family; ipv6 picks the wildcard's. */
+	if (a->ipv6 && a->local.family) {
+		usage_error("sink add: ipv6 is for the wildcard address only (a local address gives the family)");
 		return -1;
 	}
 	return 0;

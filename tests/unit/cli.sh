@@ -47,7 +47,11 @@ t sink_add_noproto 2 'tcp or udp' sink add
 t sink_add_noport 2 'port is required' sink add tcp
 t sink_add_badport 2 'port needs a number' sink add udp port 65536
 t sink_add_badaddr 2 'local needs an IPv4 or IPv6 address' sink add tcp local 10.0.0 port 1
-t sink_add_v4_ipv6 2 'ipv6 with an IPv4 local address' sink add tcp local 10.0.0.1 port 1 ipv6
+t sink_add_v4_ipv6 2 'ipv6 is for the wildcard address only' sink add tcp local 10.0.0.1 port 1 ipv6
+t sink_add_v6_ipv6 2 'ipv6 is for the wildcard address only' sink add udp local fd00::1 port 1 ipv6
+t nic_list 2 "nic: unknown command 'list'" nic list
+t sweep_gate 2 'sweep: no gate: a sweep is a table' sweep sizes 1K gate tx_bps -- run tcp_stream to 10.0.0.1 port 1
+t sweep_bisect 2 'sweep: no bisect: a sweep is a table' sweep sizes 1K bisect -- run tcp_stream to 10.0.0.1 port 1
 t sink_add_rx 2 "unknown rx mode 'mmap'" sink add tcp port 1 rx mmap
 t sink_add_cpus 2 'cpus needs a list' sink add tcp port 1 cpus 3-1
 t sink_add_cpus_max 2 'cpus needs a list' sink add tcp port 1 cpus 1024
