@@ -19,7 +19,7 @@ if [ ! -e "$dir/root/.done" ]; then
 	"$here/apt-suite.sh" bookworm download "$dir/debs" "${pkgs[@]}" >&2
 	rm -rf "$dir/root.tmp"
 	for p in "${pkgs[@]}"; do
-		dpkg -x "$(ls "$dir/debs/${p}"_*.deb | tail -1)" "$dir/root.tmp"
+		dpkg -x "$(find "$dir/debs" -name "${p}_*.deb" | sort | tail -1)" "$dir/root.tmp"
 	done
 	for t in iperf3 netperf netserver sockperf; do
 		LD_LIBRARY_PATH=$dir/root.tmp/usr/lib/x86_64-linux-gnu \

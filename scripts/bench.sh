@@ -186,7 +186,7 @@ guest()
 {
 	local p
 
-	k=$top/tools/ktgen na=ktgbench-a nb=ktgbench-b pa= pb=
+	k=$top/tools/ktgen na=ktgbench-a nb=ktgbench-b pa='' pb=''
 	export PATH=$KTGEN_TOOLS/usr/bin:$PATH
 	export LD_LIBRARY_PATH=$KTGEN_TOOLS/usr/lib/x86_64-linux-gnu
 	insmod "$KTGEN_KO"
