@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """bench-report.py SAMPLES OUTDIR SETUP COMMIT: bench.sh's samples into
-OUTDIR/results.json (every sample, every comparison) and OUTDIR/results.md
-(the table the README quotes).
+OUTDIR/results.json (every sample, every comparison), OUTDIR/results.md
+(the table the README quotes) and OUTDIR/results.svg (the ratios as bars,
+with Debian's python3-matplotlib).
 
 A comparison is ktgen's metric over an anchor's, pair by pair (the same
 round of the interleaved schedule): the median ratio with its min-max over
@@ -117,9 +118,44 @@ def main():
             c["ratio_median"], c["ratio_min"], c["ratio_max"],
             100 * c["ktgen_cv"], 100 * c["anchor_cv"], tgt))
     lines.append("")
+    if plot(comps, outdir + "/results.svg", "%s, %s" % (commit, setup)):
+        lines += ["![ratios](results.svg)", ""]
     with open(outdir + "/results.md", "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines))
+
+
+def plot(comps, path, title):
+    """The ratios as bars with their min-max and targets; False without
+    matplotlib."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    labels = ["%s: %s / %s\n%s" % (c["workload"], c["ktgen"], c["anchor"], c["metric"])
+              for c in comps]
+    y = range(len(comps))
+    med = [c["ratio_median"] for c in comps]
+    err = [[c["ratio_median"] - c["ratio_min"] for c in comps],
+           [c["ratio_max"] - c["ratio_median"] for c in comps]]
+    fig, ax = plt.subplots(figsize=(8, 0.5 * len(comps) + 1.5))
+    ax.barh(y, med, xerr=err, color=["tab:green" if c["met"] else "tab:red"
+                                     if c["met"] is False else "tab:gray" for c in comps])
+    for i, c in enumerate(comps):
+        if c["target"] is not None:
+            ax.plot([c["target"]] * 2, [i - 0.4, i + 0.4], color="black")
+    ax.axvline(1.0, color="black", linestyle=":", linewidth=1)
+    ax.set_yticks(list(y))
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("ktgen / anchor (median, min-max over the pairs; black: target)")
+    ax.set_title(title, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return True
 
 
 if __name__ == "__main__":

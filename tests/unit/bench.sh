@@ -75,4 +75,7 @@ result markdown_row "$(grep -q '^| udp64 | rx_pps_per_cpu (dgram/s/CPU) | ktgen 
 	"$tmp/results.md" || cat "$tmp/results.md")"
 result markdown_setup "$(grep -q 'at abc1234, .*: test setup' "$tmp/results.md" || cat "$tmp/results.md")"
 
+result plot_svg "$(grep -q '<svg' "$tmp/results.svg" && grep -q 'results.svg' "$tmp/results.md" ||
+	echo "no plot: $(ls "$tmp")")"
+
 finish bench
