@@ -225,14 +225,49 @@ out:
 /* Qdisc statistics, summed over each device's qdiscs (root and
  * children): drops, requeues, overlimits; from an RTM_GETQDISC dump.
  */
+/*
+ * Sums by device of a netlink dump (qdiscs, page pools): an array of
+ * structs of @size bytes, each beginning with its ifindex.
+ */
+struct dev_sums {
+	void	*v;
+	size_t	n, size;
+};
+
+static void *dev_sum_find(const struct dev_sums *d, int ifindex)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		int *p = (int *)((char *)d->v + i * d->size);
+
+		if (*p == ifindex)
+			return p;
+	}
+	return NULL;
+}
+
+/* @ifindex's sum, zeroed when new; NULL without memory. */
+static void *dev_sum_get(struct dev_sums *d, int ifindex)
+{
+	int *p = dev_sum_find(d, ifindex);
+	void *v;
+
+	if (p)
+		return p;
+	v = realloc(d->v, (d->n + 1) * d->size);
+	if (!v)
+		return NULL;
+	d->v = v;
+	p = (int *)((char *)v + d->n++ * d->size);
+	memset(p, 0, d->size);
+	*p = ifindex;
+	return p;
+}
+
 struct qdisc_sum {
 	int		ifindex;
 	uint64_t	drops, requeues, overlimits;
-};
-
-struct qdisc_dump {
-	struct qdisc_sum	*v;
-	size_t			n;
 };
 
 static int qdisc_stats_cb(const struct nlattr *a, void *data)
@@ -248,29 +283,18 @@ static int qdisc_stats_cb(const struct nlattr *a, void *data)
 static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct tcmsg *tc = mnl_nlmsg_get_payload(nlh);
-	struct qdisc_dump *d = data;
 	const struct nlattr *a, *queue = NULL;
 	const struct gnet_stats_queue *q;
-	struct qdisc_sum *sum = NULL;
-	size_t i;
+	struct qdisc_sum *sum;
 
 	mnl_attr_for_each(a, nlh, sizeof(*tc))
 		if (mnl_attr_get_type(a) == TCA_STATS2)
 			mnl_attr_parse_nested(a, qdisc_stats_cb, &queue);
 	if (!queue)
 		return MNL_CB_OK;
-	for (i = 0; i < d->n && !sum; i++)
-		if (d->v[i].ifindex == tc->tcm_ifindex)
-			sum = &d->v[i];
-	if (!sum) {
-		sum = realloc(d->v, (d->n + 1) * sizeof(*sum));
-		if (!sum)
-			return MNL_CB_OK;
-		d->v = sum;
-		sum += d->n++;
-		memset(sum, 0, sizeof(*sum));
-		sum->ifindex = tc->tcm_ifindex;
-	}
+	sum = dev_sum_get(data, tc->tcm_ifindex);
+	if (!sum)
+		return MNL_CB_OK;
 	q = mnl_attr_get_payload(queue);
 	sum->drops += q->drops;
 	sum->requeues += q->requeues;
@@ -278,7 +302,7 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static void read_qdiscs(struct qdisc_dump *d)
+static void read_qdiscs(struct dev_sums *d)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct mnl_socket *nl;
@@ -308,18 +332,15 @@ out:
 	mnl_socket_close(nl);
 }
 
-static void add_qdisc(struct ctr_set *s, const struct qdisc_dump *d, const char *dev)
+static void add_qdisc(struct ctr_set *s, const struct dev_sums *d, const char *dev)
 {
-	int ifindex = (int)if_nametoindex(dev);
-	size_t i;
+	const struct qdisc_sum *q = dev_sum_find(d, (int)if_nametoindex(dev));
 
-	for (i = 0; i < d->n; i++) {
-		if (d->v[i].ifindex != ifindex)
-			continue;
-		ctr_add(s, CTR_QDISC, dev, "drops", d->v[i].drops);
-		ctr_add(s, CTR_QDISC, dev, "requeues", d->v[i].requeues);
-		ctr_add(s, CTR_QDISC, dev, "overlimits", d->v[i].overlimits);
-	}
+	if (!q)
+		return;
+	ctr_add(s, CTR_QDISC, dev, "drops", q->drops);
+	ctr_add(s, CTR_QDISC, dev, "requeues", q->requeues);
+	ctr_add(s, CTR_QDISC, dev, "overlimits", q->overlimits);
 }
 
 /*
@@ -347,11 +368,6 @@ struct pp_sum {
 	uint64_t	v[PP_NSTATS];
 };
 
-struct pp_dump {
-	struct pp_sum	*v;
-	size_t		n;
-};
-
 static bool pp_uint(const struct nlattr *a, uint64_t *v)
 {
 	if (mnl_attr_get_payload_len(a) == sizeof(uint32_t))
@@ -365,9 +381,8 @@ static bool pp_uint(const struct nlattr *a, uint64_t *v)
 
 static int pp_stats_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct pp_dump *d = data;
 	const struct nlattr *a, *info = NULL, *stat[PP_NSTATS] = { 0 };
-	struct pp_sum *sum = NULL;
+	struct pp_sum *sum;
 	uint64_t ifindex = 0, v;
 	size_t i;
 
@@ -386,18 +401,9 @@ static int pp_stats_cb(const struct nlmsghdr *nlh, void *data)
 			pp_uint(a, &ifindex);
 	if (!ifindex)
 		return MNL_CB_OK;	/* a pool of no device, or of one gone */
-	for (i = 0; i < d->n && !sum; i++)
-		if (d->v[i].ifindex == (int)ifindex)
-			sum = &d->v[i];
-	if (!sum) {
-		sum = realloc(d->v, (d->n + 1) * sizeof(*sum));
-		if (!sum)
-			return MNL_CB_OK;
-		d->v = sum;
-		sum += d->n++;
-		memset(sum, 0, sizeof(*sum));
-		sum->ifindex = (int)ifindex;
-	}
+	sum = dev_sum_get(data, (int)ifindex);
+	if (!sum)
+		return MNL_CB_OK;
 	for (i = 0; i < PP_NSTATS; i++)
 		if (stat[i] && pp_uint(stat[i], &v))
 			sum->v[i] += v;
@@ -405,7 +411,7 @@ static int pp_stats_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /* Nothing on kernels without the family or the operation. */
-static void read_page_pools(struct pp_dump *d)
+static void read_page_pools(struct dev_sums *d)
 {
 	struct nl_ctx ctx;
 	struct nlmsghdr *nlh;
@@ -417,23 +423,19 @@ static void read_page_pools(struct pp_dump *d)
 	nl_close(&ctx);
 }
 
-static void add_page_pools(struct ctr_set *s, const struct pp_dump *d, const char *dev)
+static void add_page_pools(struct ctr_set *s, const struct dev_sums *d, const char *dev)
 {
-	int ifindex = (int)if_nametoindex(dev);
-	size_t i, k;
+	const struct pp_sum *p = dev_sum_find(d, (int)if_nametoindex(dev));
+	size_t k;
 
-	for (i = 0; i < d->n; i++) {
-		if (d->v[i].ifindex != ifindex)
-			continue;
-		for (k = 0; k < PP_NSTATS; k++)
-			ctr_add(s, CTR_PAGE_POOL, dev, pp_stat_names[k], d->v[i].v[k]);
-	}
+	for (k = 0; p && k < PP_NSTATS; k++)
+		ctr_add(s, CTR_PAGE_POOL, dev, pp_stat_names[k], p->v[k]);
 }
 
 void counters_read(struct ctr_set *s)
 {
-	struct qdisc_dump qd = { 0 };
-	struct pp_dump pd = { 0 };
+	struct dev_sums qd = { .size = sizeof(struct qdisc_sum) };
+	struct dev_sums pd = { .size = sizeof(struct pp_sum) };
 	struct dirent *e;
 	DIR *d;
 	int fd;
