@@ -93,32 +93,12 @@ static inline void ktg_skb_consume_udp(struct sock *sk, struct sk_buff *skb)
 #define KTG_SOCKADDR(addr)	((struct sockaddr *)(addr))
 #endif
 
-/* Hand a page to the stack without copying it: kernel_sendpage() where it
- * exists, else MSG_SPLICE_PAGES (6.5+). More pages of the same message
- * (MSG_MORE) are what splice() marks MSG_SENDPAGE_NOTLAST: TCP then leaves
- * the skb to grow instead of trying to push it after every page (6.5
- * folded that flag into MSG_MORE).
- */
-static inline int ktg_send_page(struct socket *sock, struct page *page,
-				int offset, size_t len, int flags)
-{
-#ifdef KTG_HAVE_PROTO_OPS_SENDPAGE
-	if (flags & MSG_MORE)
-		flags |= MSG_SENDPAGE_NOTLAST;
-	return kernel_sendpage(sock, page, offset, len, flags);
-#else
-	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
-	struct bio_vec bv;
-
-	bvec_set_page(&bv, page, len, offset);
-	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, &bv, 1, len);
-	return sock_sendmsg(sock, &msg);
-#endif
-}
-
 /* Hand @n pages (@len bytes in all) of one message to the stack without
  * copying: one MSG_SPLICE_PAGES sendmsg (6.5+), or before, the first page
  * by kernel_sendpage(), the others of the call counting as more to come.
+ * More pages of the same message (MSG_MORE) are what splice() marks
+ * MSG_SENDPAGE_NOTLAST: TCP then leaves the skb to grow instead of trying
+ * to push it after every page (6.5 folded that flag into MSG_MORE).
  * Returns the bytes taken.
  */
 static inline int ktg_send_bvec(struct socket *sock, struct bio_vec *bv,
@@ -127,13 +107,24 @@ static inline int ktg_send_bvec(struct socket *sock, struct bio_vec *bv,
 #ifdef KTG_HAVE_PROTO_OPS_SENDPAGE
 	if (n > 1)
 		flags |= MSG_MORE;
-	return ktg_send_page(sock, bv->bv_page, bv->bv_offset, bv->bv_len, flags);
+	if (flags & MSG_MORE)
+		flags |= MSG_SENDPAGE_NOTLAST;
+	return kernel_sendpage(sock, bv->bv_page, bv->bv_offset, bv->bv_len, flags);
 #else
 	struct msghdr msg = { .msg_flags = flags | MSG_SPLICE_PAGES };
 
 	iov_iter_bvec(&msg.msg_iter, ITER_SOURCE, bv, n, len);
 	return sock_sendmsg(sock, &msg);
 #endif
+}
+
+/* The same for one page. */
+static inline int ktg_send_page(struct socket *sock, struct page *page,
+				int offset, size_t len, int flags)
+{
+	struct bio_vec bv = { .bv_page = page, .bv_offset = offset, .bv_len = len };
+
+	return ktg_send_bvec(sock, &bv, 1, len, flags);
 }
 
 /* A timer and its callback in one call: hrtimer_setup() from 6.13. */
