@@ -106,18 +106,13 @@ if [ -d "/lib/modules/$(uname -r)/build" ] && [ "$(id -u)" = 0 ] &&
 	exit 0
 fi
 
-kenv=$("$here/fetch-kernel.sh" bookworm)
-ko=$("$here/build-module.sh" "$kenv")
-make -s -C "$top/tools" ktgen KTGEN_VERSION="$(make -s -C "$top" --no-print-directory print-version)"
 out=$(mktemp -d /tmp/ktgen-bench.XXXXXX)
 # Each guest second of a run takes ~4 s here, ~12 s under icount (one vCPU
 # counting instructions), and there are 2 runs a pair and one warm-up.
 per=8
 [ -n "${KTGEN_BENCH_ICOUNT:-}" ] && per=24
 set +e
-KTGEN_VM_QUIET=1 "$here/vm-run.sh" -k "$kenv" -o "$out" -t $(((pairs * 2 + 1) * secs * per / 2 + 240)) \
-	${KTGEN_BENCH_ICOUNT:+-i "$KTGEN_BENCH_ICOUNT"} -- \
-	env KTGEN_BENCH_IN_GUEST=1 KTGEN_KO="$ko" KTGEN_BENCH_ICOUNT="${KTGEN_BENCH_ICOUNT:-}" \
+"$here/bench-vm.sh" "$out" $(((pairs * 2 + 1) * secs * per / 2 + 240)) \
 	"$here/bench-overhead.sh" "$pairs" "$secs" >/dev/null
 rc=$?
 set -e

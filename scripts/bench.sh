@@ -230,20 +230,14 @@ fi
 
 "$here/install-deps.sh"
 tools=$("$here/bench-tools.sh")
-kenv=$("$here/fetch-kernel.sh" bookworm)
-ko=$("$here/build-module.sh" "$kenv")
-make -s -C "$top/tools" ktgen KTGEN_VERSION="$(make -s -C "$top" --no-print-directory print-version)"
 out=$(mktemp -d /tmp/ktgen-bench.XXXXXX)
 # 10 runs a pair of lead + secs + 1 guest seconds, ~4 host s each under
 # TCG (~12 under icount), plus the boot.
 per=5
 [ -n "${KTGEN_BENCH_ICOUNT:-}" ] && per=14
 set +e
-KTGEN_VM_QUIET=1 "$here/vm-run.sh" -k "$kenv" -o "$out" \
-	-t $((pairs * 10 * (secs + 3) * per + 300)) \
-	${KTGEN_BENCH_ICOUNT:+-i "$KTGEN_BENCH_ICOUNT"} -- \
-	env KTGEN_BENCH_IN_GUEST=1 KTGEN_KO="$ko" KTGEN_TOOLS="$tools" \
-	KTGEN_BENCH_ICOUNT="${KTGEN_BENCH_ICOUNT:-}" "$here/bench.sh" "$pairs" "$secs"
+"$here/bench-vm.sh" "$out" $((pairs * 10 * (secs + 3) * per + 300)) \
+	env KTGEN_TOOLS="$tools" "$here/bench.sh" "$pairs" "$secs"
 rc=$?
 set -e
 if [ $rc != 0 ] || [ ! -s "$out/samples.jsonl" ]; then
