@@ -175,6 +175,22 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 	return 0;
 }
 
+static bool ktg_tx_staged(const struct ktg_run *run)
+{
+	return run->p.tx_mode != KTGEN_TX_MODE_ZEROCOPY;
+}
+
+/* The batch given up (the flow drains or closes): our staging references. */
+static void ktg_tx_drop(struct ktg_flow *f)
+{
+	u32 i;
+
+	for (i = f->tx_first; i < f->tx_n && ktg_tx_staged(f->run); i++)
+		put_page(f->tx_bv[i].bv_page);
+	f->tx_first = 0;
+	f->tx_n = 0;
+}
+
 void ktg_flow_close(struct ktg_flow *f)
 {
 	if (f->sock) {
@@ -183,6 +199,7 @@ void ktg_flow_close(struct ktg_flow *f)
 		ktg_sock_release(f->sock);
 		f->sock = NULL;
 	}
+	ktg_tx_drop(f);
 	ktg_pages_free(&f->stage);
 	kfree(f->rbuf);
 	f->rbuf = NULL;
@@ -337,11 +354,11 @@ static void ktg_stage_copy(struct ktg_run *run, struct page *dst, struct page *s
 }
 
 /* From the stack's side, after a send that returned: does it hold the page
- * it was handed, or did it copy?
+ * it was handed (beyond our @refs), or did it copy?
  */
-static void ktg_splice_account(struct ktg_run *run, struct page *pg)
+static void ktg_splice_account(struct ktg_run *run, struct page *pg, int refs)
 {
-	if (page_ref_count(pg) > 1)
+	if (page_ref_count(pg) > refs)
 		atomic_inc(&run->splice_held);
 	else
 		atomic_inc(&run->splice_copied);
@@ -366,12 +383,17 @@ static int ktg_tx_fill(struct ktg_flow *f, u32 len)
 		u32 pgoff = off & ~PAGE_MASK;
 		u32 chunk = min_t(u32, len, PAGE_SIZE - pgoff);
 
-		if (run->p.tx_mode != KTGEN_TX_MODE_ZEROCOPY) {
+		if (ktg_tx_staged(run)) {
 			struct page *src = pg;
 
+			/* Ours until the stack has taken it: a page of the
+			 * batch is never picked twice (that wrote one chunk
+			 * over another once every other page was in flight).
+			 */
 			pg = ktg_stage_page(f);
 			if (!pg)
 				break;
+			get_page(pg);
 			ktg_stage_copy(run, pg, src, pgoff, chunk);
 		}
 		f->tx_bv[n].bv_page = pg;
@@ -402,7 +424,12 @@ static void ktg_tx_advance(struct ktg_flow *f, u32 sent)
 		bv->bv_len -= n;
 		sent -= n;
 		if (!bv->bv_len) {
-			ktg_splice_account(f->run, bv->bv_page);
+			bool staged = ktg_tx_staged(f->run);
+
+			/* the staging ring's reference and the batch's */
+			ktg_splice_account(f->run, bv->bv_page, staged ? 2 : 1);
+			if (staged)
+				put_page(bv->bv_page);
 			f->tx_first++;
 		}
 	}
@@ -521,7 +548,7 @@ static int ktg_send_dgram_pages(struct ktg_flow *f, u32 len)
 	struct page *pages[KTG_DGRAM_PAGES];
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
 	struct ktg_run *run = f->run;
-	bool staged = run->p.tx_mode != KTGEN_TX_MODE_ZEROCOPY;
+	bool staged = ktg_tx_staged(run);
 	u32 hlen = len >= sizeof(struct ktg_dgram) ? sizeof(struct ktg_dgram) : 0;
 	u32 plen = len - hlen;
 	int i, n, picked = 0, ret;
@@ -578,8 +605,7 @@ static void ktg_flow_drain_start(struct ktg_flow *f)
 	f->state = KTG_FLOW_DRAIN;
 	f->deadline = jiffies + KTG_DRAIN_TIMEOUT;
 	f->next_close = jiffies;
-	f->tx_first = 0;
-	f->tx_n = 0;
+	ktg_tx_drop(f);
 	/* udp-rr: the request in flight was sent, answered or not */
 	if (!ktg_flow_tcp(f) && f->waiting) {
 		f->seq++;
