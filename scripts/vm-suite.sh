@@ -32,6 +32,8 @@ ko=$("$here/build-module.sh" "$kenv")
 make -s -C "$top/tools" ktgen KTGEN_VERSION="$(make -s -C "$top" --no-print-directory print-version)"
 mkdir -p "$top/tests/build"
 make -s -C "$top/tools" helpers
+# Debian's sshd for the two-host cases (run ... peer, tests/vm/t_peer.sh).
+sshd_root=$("$here/deb-root.sh" sshd bookworm openssh-server libwrap0 -- usr/sbin/sshd)
 
 out=$CACHE/runs/$lane${smoke:+-smoke}
 rm -rf "$out"
@@ -58,7 +60,7 @@ for attempt in 1 2; do
 		env KTGEN="$top/tools/ktgen" KTGEN_KO="$ko" KTGEN_NLRAW="$top/tests/build/nlraw" \
 		KTGEN_NLFAULT="$top/tests/build/nlfault" KTGEN_NLFUZZ="$top/tests/build/nlfuzz" \
 		KTGEN_TIME_SCALE=$scale KTGEN_SMOKE=$smoke KTGEN_KTAP=/mnt/out/ktap \
-		KTGEN_CASE_BUDGET="$budget" \
+		KTGEN_CASE_BUDGET="$budget" KTGEN_SSHD_ROOT="$sshd_root" \
 		KTGEN_RECORD=/mnt/out/record \
 		"$top/tests/vm/run.sh" "$filter" >/dev/null
 	rc=$?

@@ -30,11 +30,11 @@
 #include "stats.h"
 
 /* A figure of a run document: the window's when the run had a warm-up,
- * else the run's.
+ * else the run's; a peer's when the sink was on another host.
  */
 struct metric {
 	const char	*name;
-	const char	*paths[2];
+	const char	*paths[3];
 	bool		higher_better;
 	const char	*unit;		/* text: value / scale unit */
 	double		scale;
@@ -42,7 +42,7 @@ struct metric {
 
 static const struct metric metrics[] = {
 	{ "tx_bps",	{ "window/tx_bps", "tx_bps" },	true,	"Mbit/s", 1e6 },
-	{ "rx_bps",	{ "window/rx_bps", "rx_bps" },	true,	"Mbit/s", 1e6 },
+	{ "rx_bps",	{ "window/rx_bps", "rx_bps", "peer/window/rx_bps" }, true, "Mbit/s", 1e6 },
 	{ "tps",	{ "latency/tps" },		true,	"/s", 1 },
 	{ "p50",	{ "latency/percentiles_ns/p50" }, false, "us", 1e3 },
 	{ "p90",	{ "latency/percentiles_ns/p90" }, false, "us", 1e3 },
@@ -51,6 +51,7 @@ static const struct metric metrics[] = {
 	{ "mean_ns",	{ "latency/mean_ns" },		false,	"us", 1e3 },
 	{ "run_us_per_kb", { "cpu/run/us_per_kb" },	false,	"us/KB", 1 },
 	{ "other_us_per_kb", { "cpu/other/us_per_kb" }, false,	"us/KB", 1 },
+	{ "peer_us_per_kb", { "peer/cpu/us_per_kb" },	false,	"us/KB", 1 },
 };
 
 #define NMETRICS	ARRAY_SIZE(metrics)
@@ -71,7 +72,7 @@ static double metric_value(const struct metric *m, const struct json *doc)
 {
 	size_t i;
 
-	for (i = 0; i < 2 && m->paths[i]; i++) {
+	for (i = 0; i < ARRAY_SIZE(m->paths) && m->paths[i]; i++) {
 		char path[64], *seg, *save = NULL;
 		const struct json *n = doc;
 		double v;
@@ -210,7 +211,7 @@ static int judge_arg(struct judge *j, int argc, char **argv, const char **metric
 		return 0;
 	if (!strcmp(argv[0], "metric")) {
 		if (!metric_find(argv[1])) {
-			usage_error("metric: one of tx_bps, rx_bps, tps, p50, p90, p99, p99.9, mean_ns, run_us_per_kb, other_us_per_kb; not '%s'",
+			usage_error("metric: one of tx_bps, rx_bps, tps, p50, p90, p99, p99.9, mean_ns, run_us_per_kb, other_us_per_kb, peer_us_per_kb; not '%s'",
 				    argv[1]);
 			return -1;
 		}
@@ -652,7 +653,8 @@ static void ab_usage(FILE *f)
 	      "metric: the primary one (default: rx_bps for udp_stream, tx_bps for\n"
 	      "  tcp_stream, p99 for RR); gate: more metrics; with gates all are\n"
 	      "  Holm-corrected, intervals and MDE at alpha/metrics. Metrics: tx_bps,\n"
-	      "  rx_bps, tps, p50, p90, p99, p99.9, mean_ns, run_us_per_kb, other_us_per_kb\n"
+	      "  rx_bps, tps, p50, p90, p99, p99.9, mean_ns, run_us_per_kb, other_us_per_kb,\n"
+	      "  peer_us_per_kb\n"
 	      "alpha: significance (default 0.05); threshold: the smallest change in %\n"
 	      "  that counts (default 5): a significant change beyond it in the worse\n"
 	      "  direction is a regression; no significant change while the minimum\n"

@@ -28,6 +28,7 @@ static const struct object {
 	{ "ab",		do_ab,		"A/B comparison of two variants, with a verdict" },
 	{ "diff",	do_diff,	"verdict of new samples against a baseline" },
 	{ "sweep",	do_sweep,	"message sizes x variants, one table" },
+	{ "peer",	do_peer,	"the far end of run ... peer ssh://HOST (serve)" },
 	{ "help",	do_help,	"this text" },
 };
 

@@ -40,6 +40,7 @@ int do_dev(int argc, char **argv);
 int do_ab(int argc, char **argv);
 int do_diff(int argc, char **argv);
 int do_sweep(int argc, char **argv);
+int do_peer(int argc, char **argv);
 /* ktgen run ... repeat N (ab.c). */
 int run_repeat(int argc, char **argv);
 

@@ -18,6 +18,7 @@
 #include "env.h"
 #include "ktgen.h"
 #include "nl.h"
+#include "peer.h"
 #include "print.h"
 #include "show.h"
 
@@ -217,6 +218,7 @@ struct run_wait {
 	struct flow_stat	*flows;		/* each flow's, read at the end */
 	size_t			nflows;
 	const struct knob_list	*knobs;		/* applied for the run */
+	const struct peer	*peer;		/* the receiving end elsewhere */
 };
 
 static uint32_t get_u32(const struct nlattr *a, uint32_t def)
@@ -639,6 +641,8 @@ static void print_run(const struct nlattr **tb, const struct run_wait *w)
 		print_flows(w);
 	if (w && w->knobs)
 		knobs_print(w->knobs, "knobs");
+	if (w && w->peer)
+		peer_print(w->peer);
 	if (w && w->delta.n)
 		counters_print(&w->delta);
 	if (w && print_is_json())
@@ -868,6 +872,8 @@ struct run_args {
 	bool		has_warmup;
 	uint32_t	warmup_ms;
 	struct knob_list knobs;		/* device settings for the run */
+	bool		has_peer;
+	struct peer	peer;		/* the sink's host, when not this one */
 };
 
 static int kw_to(struct run_args *a, const char *v)
@@ -1129,6 +1135,7 @@ static int run_parse(struct run_args *a, int test, int argc, char **argv)
 	memset(a, 0, sizeof(*a));
 	a->test = test;
 	a->tx_mode = -1;
+	a->peer.to_fd = a->peer.from_fd = -1;
 	for (; argc > 0; argc -= n, argv += n) {
 		if (!strcmp(argv[0], "knob")) {
 			n = knob_parse_dev(&a->knobs, argc - 1, argv + 1);
@@ -1136,7 +1143,24 @@ static int run_parse(struct run_args *a, int test, int argc, char **argv)
 				return -1;
 			continue;
 		}
-		n = run_arg(a, argc, argv);
+		if (!strcmp(argv[0], "peer")) {
+			if (argc < 2) {
+				usage_error("run: peer needs ssh://[user@]host[:port]");
+				return -1;
+			}
+			if (a->has_peer) {
+				usage_error("run: one peer");
+				return -1;
+			}
+			if (peer_parse_url(&a->peer, argv[1]))
+				return -1;
+			a->has_peer = true;
+			n = 2;
+			continue;
+		}
+		n = peer_parse_arg(&a->peer, argc, argv);
+		if (n == 0)
+			n = run_arg(a, argc, argv);
 		if (n < 0)
 			return -1;
 	}
@@ -1144,7 +1168,18 @@ static int run_parse(struct run_args *a, int test, int argc, char **argv)
 		usage_error("run: knob: a detached run has nobody to put the knobs back");
 		return -1;
 	}
-	return run_check(a);
+	if ((a->peer.nsink || a->peer.nknob) && !a->has_peer) {
+		usage_error("run: peer-rx, peer-cpus, peer-rcvbuf and peer-knob are for a peer (peer ssh://HOST)");
+		return -1;
+	}
+	if (a->detach && a->has_peer) {
+		usage_error("run: peer: a detached run has nobody to collect the peer's result");
+		return -1;
+	}
+	if (run_check(a))
+		return -1;
+	return a->has_peer ? peer_prepare(&a->peer, a->test, a->port,
+					  a->to.family == AF_INET6) : 0;
 }
 
 static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
@@ -1331,6 +1366,7 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 	sigset_t block, waitmask, oldmask;
 	struct run_wait w = { };
 	int err, restore_err;
+	bool peer_err = false;
 	size_t i;
 
 	if (nl_join_events(ctx))
@@ -1356,7 +1392,16 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 		return EXIT_FAIL;
 	}
 	w.knobs = &a->knobs;
-	if (a->knobs.resets && !a->has_warmup) {
+	/* The sink there is ready before the flows connect. */
+	if (a->has_peer) {
+		if (peer_start(&a->peer, &waitmask)) {
+			knobs_restore(&a->knobs);
+			sigprocmask(SIG_SETMASK, &oldmask, NULL);
+			return EXIT_FAIL;
+		}
+		w.peer = &a->peer;
+	}
+	if ((a->knobs.resets || a->peer.resets) && !a->has_warmup) {
 		/* A reset device settles before the window opens. */
 		a->has_warmup = true;
 		a->warmup_ms = 1000;
@@ -1365,8 +1410,12 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 	info_get(ctx, &w.env.module);
 	counters_read(&w.before);
 	err = run_start(ctx, a, &w.id);
+	if (!err && a->has_peer)
+		peer_window(&a->peer, a->has_warmup ? a->warmup_ms : 0);
 	if (!err)
 		err = run_wait(ctx, &w, &waitmask);
+	if (a->has_peer && peer_finish(&a->peer))
+		peer_err = true;
 	restore_err = knobs_restore(&a->knobs);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (!err && w.final) {
@@ -1382,7 +1431,7 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 	env_free(&w.env);
 	counters_free(&w.before);
 	counters_free(&w.delta);
-	if (err || restore_err)
+	if (err || restore_err || peer_err)
 		return EXIT_FAIL;
 	return w.state == KTGEN_RUN_STATE_DONE || w.state == KTGEN_RUN_STATE_STOPPED ?
 	       EXIT_OK : EXIT_FAIL;
@@ -1416,6 +1465,8 @@ static void run_usage(FILE *f)
 	      "                 [req BYTES] [resp BYTES] [rate TPS] [percentiles LIST]\n"
 	      "                 [timeout SECS] [rate BITS/s|Npps [burst N]]\n"
 	      "                 [knob IFNAME[@NETNS] KNOB]... [repeat N [confidence L,W]]\n"
+	      "                 [peer ssh://[USER@]HOST[:PORT] [peer-rx MODE] [peer-cpus LIST]\n"
+	      "                  [peer-rcvbuf BYTES] [peer-knob IFNAME[@NETNS] KNOB]...]\n"
 	      "       ktgen run show [ID]\n"
 	      "       ktgen run stop ID|all\n"
 	      "       ktgen run del ID|all\n"
@@ -1445,7 +1496,13 @@ static void run_usage(FILE *f)
 	      "       ktgen diff); csv: a row per run (the metrics of columns)\n"
 	      "knob: a device setting (ktgen dev help) applied before the flows start\n"
 	      "       and put back when the run ends, on Ctrl-C or SIGTERM too; in the\n"
-	      "       result. Receiver knobs name the sink's device (kn1@ns-b).\n", f);
+	      "       result. Receiver knobs name the sink's device (kn1@ns-b).\n"
+	      "peer: the sink on another host, over ssh ($KTGEN_SSH, default\n"
+	      "       'ssh -o BatchMode=yes'; there $KTGEN_PEER_CMD, default 'ktgen'):\n"
+	      "       added for the run with peer-rx, peer-cpus, peer-rcvbuf, its knobs\n"
+	      "       (peer-knob) applied there; its receive rate, CPU, service demand\n"
+	      "       and counters in the result; removed and put back when the run\n"
+	      "       ends, on Ctrl-C or when this process dies too.\n", f);
 }
 
 /* The command line of show, stop or del, checked before any netlink. */
@@ -1542,5 +1599,6 @@ int do_run(int argc, char **argv)
 	ret = a.detach ? run_detached(&ctx, &a) : run_attached(&ctx, &a);
 	nl_close(&ctx);
 	knobs_free(&a.knobs);
+	peer_free(&a.peer);
 	return ret;
 }

@@ -12,6 +12,7 @@
 #include "nl.h"
 #include "print.h"
 #include "show.h"
+#include "sink.h"
 
 static const char * const proto_names[] = {
 	[KTGEN_PROTO_TCP]	= "tcp",
@@ -44,20 +45,20 @@ static const enum mnl_attr_data_type sink_types[KTGEN_A_SINK_MAX + 1] = {
 /* One sink, text:
  *   sink 3 tcp *:5001 rx verify cpus 0-3 rcvbuf 4M
  *     rx  15425000000 bytes  235000 msgs  conns 4  lost 0  verify errors 0
+ * @data: its JSON key within an object, or NULL as an array's item.
  */
 int sink_print_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[KTGEN_A_SINK_MAX + 1];
 	char buf[32];
 
-	(void)data;
 	nl_parse(nlh, sink_types, KTGEN_A_SINK_MAX, tb);
 	if (tb[KTGEN_A_SINK_LOCAL_ADDR] &&
 	    mnl_attr_get_payload_len(tb[KTGEN_A_SINK_LOCAL_ADDR]) != 4 &&
 	    mnl_attr_get_payload_len(tb[KTGEN_A_SINK_LOCAL_ADDR]) != 16)
 		tb[KTGEN_A_SINK_LOCAL_ADDR] = NULL;
 
-	print_open_object(NULL);
+	print_open_object(data);
 	print_u64(PRINT_ANY, "id", "sink %llu",
 		  tb[KTGEN_A_SINK_ID] ? mnl_attr_get_u32(tb[KTGEN_A_SINK_ID]) : 0);
 	print_enum(tb[KTGEN_A_SINK_PROTO], "proto", " %s", proto_names,
@@ -89,15 +90,12 @@ static int sink_id_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[KTGEN_A_SINK_MAX + 1];
 
-	(void)data;
 	nl_parse(nlh, sink_types, KTGEN_A_SINK_MAX, tb);
 	if (!tb[KTGEN_A_SINK_ID]) {
 		fprintf(stderr, "ktgen: the kernel's reply has no sink id\n");
 		return MNL_CB_ERROR;
 	}
-	print_open_object(NULL);
-	print_u64(PRINT_ANY, "id", "sink %llu\n", mnl_attr_get_u32(tb[KTGEN_A_SINK_ID]));
-	print_close_object();
+	*(uint32_t *)data = mnl_attr_get_u32(tb[KTGEN_A_SINK_ID]);
 	return MNL_CB_OK;
 }
 
@@ -115,19 +113,6 @@ static void sink_usage(FILE *f)
 	      "         each), so the stack's copy_to_user runs; the sink keeps\n"
 	      "         this process's address space until it is deleted\n", f);
 }
-
-struct sink_args {
-	int		proto;
-	struct ktg_addr	local;
-	bool		has_port;
-	uint16_t	port;
-	int		rx_mode;	/* -1: the kernel's default */
-	uint8_t		cpus[KTG_CPUMASK_BYTES];
-	size_t		cpus_len;
-	bool		has_rcvbuf;
-	uint32_t	rcvbuf;
-	bool		ipv6;
-};
 
 /* One "keyword [value]" of sink add; returns the words used, or -1. */
 static int sink_add_arg(struct sink_args *a, int argc, char **argv)
@@ -181,7 +166,7 @@ static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 	return 2;
 }
 
-static int sink_add_parse(struct sink_args *a, int argc, char **argv)
+int sink_add_parse(struct sink_args *a, int argc, char **argv)
 {
 	int n;
 
@@ -226,7 +211,7 @@ static uint64_t sink_user_len(const struct sink_args *a)
 	return cpus * KTG_SINK_USER_SLICE;
 }
 
-static int sink_add(struct nl_ctx *ctx, const struct sink_args *a)
+int sink_add(struct nl_ctx *ctx, const struct sink_args *a, uint32_t *id)
 {
 	struct nlmsghdr *nlh = nl_msg_start(ctx, KTGEN_CMD_SINK_NEW, 0);
 	uint64_t len;
@@ -252,7 +237,16 @@ static int sink_add(struct nl_ctx *ctx, const struct sink_args *a)
 		mnl_attr_put_u64(nlh, KTGEN_A_SINK_USER_BUF, (uintptr_t)mem);
 		mnl_attr_put_u64(nlh, KTGEN_A_SINK_USER_LEN, len);
 	}
-	return nl_request(ctx, nlh, &ktg_sink_attrs, sink_id_cb, NULL);
+	return nl_request(ctx, nlh, &ktg_sink_attrs, sink_id_cb, id);
+}
+
+/* The sink's reply to sink-get, to @cb (as sink_print_cb takes it). */
+int sink_get(struct nl_ctx *ctx, uint32_t id, mnl_cb_t cb, void *data)
+{
+	struct nlmsghdr *nlh = nl_msg_start(ctx, KTGEN_CMD_SINK_GET, 0);
+
+	mnl_attr_put_u32(nlh, KTGEN_A_SINK_ID, id);
+	return nl_request(ctx, nlh, &ktg_sink_attrs, cb, data);
 }
 
 static int sink_show(struct nl_ctx *ctx, bool one, uint32_t id)
@@ -260,18 +254,16 @@ static int sink_show(struct nl_ctx *ctx, bool one, uint32_t id)
 	struct nlmsghdr *nlh;
 	int err;
 
-	nlh = nl_msg_start(ctx, KTGEN_CMD_SINK_GET, one ? 0 : NLM_F_DUMP);
 	if (one)
-		mnl_attr_put_u32(nlh, KTGEN_A_SINK_ID, id);
-	else
-		print_open_array(NULL);
+		return sink_get(ctx, id, sink_print_cb, NULL);
+	nlh = nl_msg_start(ctx, KTGEN_CMD_SINK_GET, NLM_F_DUMP);
+	print_open_array(NULL);
 	err = nl_request(ctx, nlh, &ktg_sink_attrs, sink_print_cb, NULL);
-	if (!one)
-		print_close_array();
+	print_close_array();
 	return err;
 }
 
-static int sink_del(struct nl_ctx *ctx, bool all, uint32_t id)
+int sink_del(struct nl_ctx *ctx, bool all, uint32_t id)
 {
 	struct nlmsghdr *nlh = nl_msg_start(ctx, KTGEN_CMD_SINK_DEL, 0);
 
@@ -311,9 +303,14 @@ int do_sink(int argc, char **argv)
 
 	if (nl_open(&ctx))
 		return EXIT_FAIL;
-	if (!strcmp(cmd, "add"))
-		err = sink_add(&ctx, &a);
-	else if (!strcmp(cmd, "show"))
+	if (!strcmp(cmd, "add")) {
+		err = sink_add(&ctx, &a, &id);
+		if (!err) {
+			print_open_object(NULL);
+			print_u64(PRINT_ANY, "id", "sink %llu\n", id);
+			print_close_object();
+		}
+	} else if (!strcmp(cmd, "show"))
 		err = sink_show(&ctx, argc > 1, id);
 	else
 		err = sink_del(&ctx, all, id);

@@ -49,6 +49,31 @@ t sink_add_badport 2 'port needs a number' sink add udp port 65536
 t sink_add_badaddr 2 'local needs an IPv4 or IPv6 address' sink add tcp local 10.0.0 port 1
 t sink_add_v4_ipv6 2 'ipv6 is for the wildcard address only' sink add tcp local 10.0.0.1 port 1 ipv6
 t sink_add_v6_ipv6 2 'ipv6 is for the wildcard address only' sink add udp local fd00::1 port 1 ipv6
+# run ... peer: the URL and the peer's words are checked before any ssh.
+R='run tcp_stream to 10.0.0.2 port 5001'
+t peer_scheme 2 "ssh://\[user@\]host\[:port\].*'http://h'" $R peer http://h
+t peer_option 2 "not 'ssh://-oProxyCommand=x'" $R peer ssh://-oProxyCommand=x
+t peer_user_option 2 "not 'ssh://-l@h'" $R peer ssh://-l@h
+t peer_empty_user 2 "not 'ssh://@h'" $R peer ssh://@h
+t peer_path 2 "not 'ssh://h/x'" $R peer ssh://h/x
+t peer_shell 2 "not 'ssh://h;reboot'" $R peer 'ssh://h;reboot'
+t peer_v6_open 2 "not 'ssh://\[fd00::1'" $R peer 'ssh://[fd00::1'
+t peer_v6_junk 2 "not 'ssh://\[fd00::1\]x'" $R peer 'ssh://[fd00::1]x'
+t peer_port_zero 2 "port of 'ssh://h:0' is not a number from 1 to 65535" $R peer ssh://h:0
+t peer_port_big 2 "port of 'ssh://h:65536'" $R peer ssh://h:65536
+t peer_novalue 2 'peer needs ssh://' $R peer
+t peer_twice 2 'one peer' $R peer ssh://a peer ssh://b
+t peer_words_alone 2 'peer-rx, peer-cpus, peer-rcvbuf and peer-knob are for a peer' $R peer-cpus 1
+t peer_rx_bad 2 "unknown rx mode 'bogus'" $R peer ssh://h peer-rx bogus
+t peer_rx_user 2 'peer-rx user: not on a peer' $R peer ssh://h peer-rx user
+t peer_cpus_bad 2 "cpus needs a list" $R peer ssh://h peer-cpus x
+t peer_knob_bad 2 "unknown knob 'frob'" $R peer ssh://h peer-knob eth1 frob on
+t peer_rx_novalue 2 'peer-rx needs a value' $R peer ssh://h peer-rx
+t peer_detach 2 'a detached run has nobody to collect' $R detach peer ssh://h
+t peer_serve_help 0 'Usage: ktgen peer serve' peer help
+t peer_serve_unknown 2 "peer: unknown command 'start'" peer start
+t peer_serve_keyword 2 "peer serve: unknown keyword 'frob'" peer serve tcp port 1 knob eth0 gro off frob
+t peer_serve_sink_word 2 "unknown keyword 'size'" peer serve tcp port 1 size 1
 t nic_list 2 "nic: unknown command 'list'" nic list
 t sweep_gate 2 'sweep: no gate: a sweep is a table' sweep sizes 1K gate tx_bps -- run tcp_stream to 10.0.0.1 port 1
 t sweep_bisect 2 'sweep: no bisect: a sweep is a table' sweep sizes 1K bisect -- run tcp_stream to 10.0.0.1 port 1

@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two hosts: namespace A runs the test, namespace B is the peer, reached by
+# Debian's own sshd listening on B's address only (vm-suite.sh unpacks it
+# under KTGEN_SSHD_ROOT). run ... peer must add the sink there, apply the
+# receiver's knobs there, bring back the peer's receive counts, CPU and
+# counters, and leave B as it found it: after a run, a refused one, Ctrl-C
+# and a SIGKILL of the sender.
+
+PEER_A=10.80.0.1
+PEER_B=10.80.0.2
+
+# peer_host: the namespaces, a veth pair, sshd in B, a key for root, and
+# KTGEN_SSH / KTGEN_PEER_CMD for ktgen; sshd goes when the case ends.
+peer_host()
+{
+	local dir
+
+	[ -n "${KTGEN_SSHD_ROOT:-}" ] && [ -x "$KTGEN_SSHD_ROOT/usr/sbin/sshd" ] ||
+		skip "no sshd (KTGEN_SSHD_ROOT is set by vm-suite.sh)"
+	NS_A=$(netns_add a)
+	NS_B=$(netns_add b)
+	ip link add kp0 netns "$NS_A" type veth peer name kp1 netns "$NS_B"
+	ip -n "$NS_A" addr add $PEER_A/24 dev kp0
+	ip -n "$NS_B" addr add $PEER_B/24 dev kp1
+	ip -n "$NS_A" addr add fd80::1/64 dev kp0 nodad
+	ip -n "$NS_B" addr add fd80::2/64 dev kp1 nodad
+	ip -n "$NS_A" link set kp0 up
+	ip -n "$NS_B" link set kp1 up
+	# GRO on (veth's default is off): peer-knob turns it off for a run.
+	ip netns exec "$NS_B" ethtool -K kp1 gro on
+
+	dir=$(mktemp -d)
+	PEER_DIR=$dir
+	ssh-keygen -q -t ed25519 -N '' -f "$dir/host_key"
+	ssh-keygen -q -t ed25519 -N '' -f "$dir/id"
+	# The guest's root is an overlay: its privilege separation user and
+	# directory change nothing on the host.
+	grep -q '^sshd:' /etc/passwd ||
+		echo 'sshd:x:997:65534:sshd:/run/sshd:/usr/sbin/nologin' >>/etc/passwd
+	mkdir -p /run/sshd
+	chmod 0755 /run/sshd
+	cat >"$dir/sshd_config" <<-EOF
+		ListenAddress $PEER_B
+		ListenAddress [fd80::2]
+		HostKey $dir/host_key
+		AuthorizedKeysFile $dir/id.pub
+		PermitRootLogin prohibit-password
+		PasswordAuthentication no
+		KbdInteractiveAuthentication no
+		UsePAM no
+		StrictModes no
+		UseDNS no
+		PidFile $dir/sshd.pid
+	EOF
+	ip netns exec "$NS_B" env LD_LIBRARY_PATH="$KTGEN_SSHD_ROOT/usr/lib/x86_64-linux-gnu" \
+		"$KTGEN_SSHD_ROOT/usr/sbin/sshd" -D -e -f "$dir/sshd_config" 2>"$dir/sshd.log" &
+	PEER_SSHD=$!
+	trap 'kill $PEER_SSHD 2>/dev/null; wait $PEER_SSHD 2>/dev/null' EXIT
+	export KTGEN_SSH="ssh -i $dir/id -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
+	export KTGEN_PEER_CMD=$KTGEN
+	slowwait 30 ip netns exec "$NS_A" $KTGEN_SSH root@$PEER_B true 2>/dev/null ||
+		fail "no ssh to $PEER_B: $(cat "$dir/sshd.log")"
+}
+
+# B as it was: no sink, GRO on, and no peer serve left.
+peer_clean()
+{
+	[ "$(ip netns exec "$NS_B" $KTGEN -j sink show)" = "[]" ] &&
+		ip netns exec "$NS_B" ethtool -k kp1 | grep -q '^generic-receive-offload: on' &&
+		! pgrep -f 'peer serve' >/dev/null
+}
+
+t_peer_stream()
+{
+	local out rc
+
+	load_module
+	peer_host
+	out=$(mktemp -d)
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to $PEER_B port 5300 flows 2 time 2 warmup 0.5 \
+		tx cached peer ssh://root@$PEER_B peer-rx verify peer-cpus 0 \
+		peer-knob kp1 gro off >"$out/tcp.json" || fail "tcp run with a peer: exit $?"
+	json_check "d['state'] == 'done' and d['tx']['bytes'] > 0 and
+		    d['peer']['url'] == 'ssh://root@$PEER_B' and
+		    d['peer']['sink']['proto'] == 'tcp' and d['peer']['sink']['port'] == 5300 and
+		    d['peer']['sink']['rx_mode'] == 'verify' and d['peer']['sink']['cpus'] == '0' and
+		    d['peer']['sink']['rx']['bytes'] == d['tx']['bytes'] and
+		    d['peer']['sink']['rx']['conns'] == 2 and
+		    d['peer']['sink']['rx']['verify_errors'] == 0 and
+		    0 < d['peer']['window']['rx_bytes'] < d['peer']['sink']['rx']['bytes'] and
+		    1.5e9 < d['peer']['window']['duration_ns'] < 4e9 and
+		    d['peer']['window']['rx_bps'] > 0 and
+		    d['peer']['cpu']['method'] == 'proc-stat' and
+		    d['peer']['cpu']['cpus'] == $(nproc) and
+		    0 < d['peer']['cpu']['util_pct'] <= 100.5 and d['peer']['cpu']['us_per_kb'] > 0 and
+		    d['peer']['knobs'][0]['dev'] == 'kp1' and d['peer']['knobs'][0]['changed'] and
+		    d['peer']['knobs'][0]['before'] == 'on' and d['peer']['knobs'][0]['after'] == 'off' and
+		    d['peer']['counters']['devices']['kp1']['stats']['rx_bytes'] >= d['tx']['bytes'] and
+		    'kp0' not in d['peer']['counters']['devices']" <"$out/tcp.json" ||
+		fail "the peer's side of the tcp run"
+	peer_clean || fail "B not put back after the run"
+	log "tcp: $(/usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["peer"]; print("peer rx %d B, window %.0f Mbit/s, cpu %.1f%% %.3f us/KB" % (p["sink"]["rx"]["bytes"], p["window"]["rx_bps"] / 1e6, p["cpu"]["util_pct"], p["cpu"]["us_per_kb"]))' "$out/tcp.json")"
+
+	# UDP request/response over IPv6, the peer named by its literal: every
+	# transaction's request reached the sink there, which answered it.
+	ip netns exec "$NS_A" $KTGEN -j run udp_rr to fd80::2 port 5301 msgs 200 \
+		peer "ssh://root@[fd80::2]" >"$out/rr.json" || fail "udp_rr with a peer: exit $?"
+	json_check "d['state'] == 'done' and d['latency']['transactions'] == 200 and
+		    d['peer']['sink']['proto'] == 'udp' and
+		    d['peer']['sink']['rx']['msgs'] == 200 and
+		    d['peer']['sink']['rx']['responses'] == 200" <"$out/rr.json" ||
+		fail "the peer's side of udp_rr"
+	peer_clean || fail "B not put back after udp_rr"
+
+	# Text: the peer's lines after the run's.
+	ip netns exec "$NS_A" $KTGEN run tcp_stream to $PEER_B port 5302 time 0.5 \
+		peer ssh://root@$PEER_B >"$out/text" || fail "text run with a peer"
+	grep -Eq "^  peer ssh://root@$PEER_B: sink [0-9]+  bytes [1-9]" "$out/text" &&
+		grep -Eq '^  peer window [0-9.]+ s: [0-9.]+ Mbit/s received, cpu [0-9]+ x' "$out/text" ||
+		fail "text lacks the peer: $(cat "$out/text")"
+
+	# ab with a peer: rx_bps is the peer's, a sample a run.
+	# (A verdict either way: 0, 1 or 3; 2 and 4 are errors.)
+	rc=0
+	ip netns exec "$NS_A" $KTGEN -j ab repeat 2 a "peer-rx discard" b "peer-rx touch" \
+		metric rx_bps gate peer_us_per_kb -- run tcp_stream to $PEER_B port 5303 time 0.5 \
+		peer ssh://root@$PEER_B >"$out/ab.json" || rc=$?
+	case $rc in 0|1|3) ;; *) fail "ab with a peer: exit $rc" ;; esac
+	json_check "len(d['a']['metrics']['rx_bps']['samples']) == 2 and
+		    len(d['b']['metrics']['peer_us_per_kb']['samples']) == 2 and
+		    min(d['a']['metrics']['rx_bps']['samples']) > 0" <"$out/ab.json" ||
+		fail "ab did not read the peer's metrics"
+	peer_clean || fail "B not put back after ab"
+}
+case_add peer_stream t_peer_stream 600 stock
+
+t_peer_errors()
+{
+	local out pid rc
+
+	load_module
+	peer_host
+	out=$(mktemp -d)
+	# Checked here, before any ssh: the words the far end would refuse.
+	expect_fail 2 "unknown rx mode 'bogus'" ip netns exec "$NS_A" $KTGEN run tcp_stream \
+		to $PEER_B port 5310 peer ssh://root@$PEER_B peer-rx bogus
+	expect_fail 2 "peer-rx, peer-cpus, peer-rcvbuf and peer-knob are for a peer" \
+		ip netns exec "$NS_A" $KTGEN run tcp_stream to $PEER_B port 5310 peer-rx copy
+	expect_fail 2 "ssh://\\[user@\\]host" ip netns exec "$NS_A" $KTGEN run tcp_stream \
+		to $PEER_B port 5310 peer "ssh://-oProxyCommand=x"
+	expect_fail 2 "a detached run has nobody" ip netns exec "$NS_A" $KTGEN run tcp_stream \
+		to $PEER_B port 5310 detach peer ssh://root@$PEER_B
+
+	# No sshd on that port: ssh's own failure, no run.
+	expect_fail 1 "ssh failed" ip netns exec "$NS_A" $KTGEN run tcp_stream \
+		to $PEER_B port 5310 peer ssh://root@$PEER_B:2
+	[ "$(ip netns exec "$NS_A" $KTGEN -j run show)" = "[]" ] || fail "a run without its peer"
+
+	# The far end's kernel refuses the sink (the port is taken there): its
+	# reason, naming the attribute, and B's knob is put back.
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5311 >/dev/null
+	expect_fail 1 "port.*(in use|EADDRINUSE)|(in use|EADDRINUSE).*port" \
+		ip netns exec "$NS_A" $KTGEN run tcp_stream to $PEER_B port 5311 \
+		peer ssh://root@$PEER_B peer-knob kp1 gro off
+	ip netns exec "$NS_B" $KTGEN sink del all
+	peer_clean || fail "B not put back after a refused sink"
+
+	# Ctrl-C (SIGINT to the sender): the run stops, the peer's partial
+	# result comes back, B is put back.
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to $PEER_B port 5312 time 60 \
+		peer ssh://root@$PEER_B peer-knob kp1 gro off >"$out/int.json" &
+	pid=$!
+	slowwait 60 sh -c "ip netns exec $NS_A $KTGEN -j run show | grep -q running" ||
+		fail "no run started"
+	kill -INT $pid
+	rc=0
+	wait $pid || rc=$?
+	[ $rc = 0 ] || fail "the interrupted run exited $rc"
+	json_check "d['state'] == 'stopped' and d['peer']['sink']['rx']['bytes'] == d['tx']['bytes'] and
+		    d['peer']['knobs'][0]['changed']" <"$out/int.json" ||
+		fail "the interrupted run's peer result"
+	peer_clean || fail "B not put back after Ctrl-C"
+
+	# SIGKILL of the sender: its run ends with its socket, the end of its
+	# pipe ends the peer's stdin, and B cleans up by itself.
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to $PEER_B port 5313 time 60 \
+		peer ssh://root@$PEER_B peer-knob kp1 gro off >/dev/null &
+	pid=$!
+	slowwait 60 sh -c "ip netns exec $NS_A $KTGEN -j run show | grep -q running" ||
+		fail "no run started"
+	ip netns exec "$NS_B" ethtool -k kp1 | grep -q '^generic-receive-offload: off' ||
+		fail "the peer's knob was not applied during the run"
+	kill -KILL $pid
+	wait $pid 2>/dev/null || true
+	slowwait 60 peer_clean || fail "B not put back after SIGKILL: $(ip netns exec "$NS_B" $KTGEN sink show)"
+	slowwait 30 sh -c "! ip netns exec $NS_A $KTGEN -j run show | grep -q running" ||
+		fail "the killed sender's run lived on"
+}
+case_add peer_errors t_peer_errors 600 stock

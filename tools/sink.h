@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Sinks (sink.c): what `sink add` takes, for `peer serve` to add one the
+ * same way.
+ */
+#ifndef KTGEN_SINK_H
+#define KTGEN_SINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <libmnl/libmnl.h>
+
+#include "ktgen.h"
+
+struct nl_ctx;
+
+struct sink_args {
+	int		proto;
+	struct ktg_addr	local;
+	bool		has_port;
+	uint16_t	port;
+	int		rx_mode;	/* -1: the kernel's default */
+	uint8_t		cpus[KTG_CPUMASK_BYTES];
+	size_t		cpus_len;
+	bool		has_rcvbuf;
+	uint32_t	rcvbuf;
+	bool		ipv6;
+};
+
+/* "tcp|udp [local ADDR] port PORT [rx MODE]...": 0, or -1 after a usage
+ * message naming the word.
+ */
+int sink_add_parse(struct sink_args *a, int argc, char **argv);
+/* Add it; its id into @id. 0, or -1 after the kernel's reason. */
+int sink_add(struct nl_ctx *ctx, const struct sink_args *a, uint32_t *id);
+/* sink-get of one sink to @cb (sink_print_cb takes a JSON key as @data). */
+int sink_get(struct nl_ctx *ctx, uint32_t id, mnl_cb_t cb, void *data);
+int sink_del(struct nl_ctx *ctx, bool all, uint32_t id);
+
+#endif /* KTGEN_SINK_H */
