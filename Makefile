@@ -37,7 +37,7 @@ MODULE_FILES	:= ktgen.ko ktgen.ko.gz ktgen.ko.xz ktgen.ko.zst
 DKMS_TARBALL	?= ktgen-$(VERSION)-source-only.dkms.tar.gz
 
 .PHONY: all deps module tools clean checkpatch uapi check check-unit print-version \
-	check-vm check-debug check-uapi check-compat demo bench bench-overhead \
+	check-vm check-debug check-uapi check-compat demo bench bench-overhead bench-scale \
 	install install-tools install-module install-module-kdir uninstall uninstall-tools \
 	uninstall-module dkms-tarball
 
@@ -90,12 +90,17 @@ demo: deps
 # what its own measurement costs; BENCH_PAIRS, BENCH_SECS size them.
 BENCH_PAIRS	?= 5
 BENCH_SECS	?= 3
+BENCH_ROUNDS	?= 3
 
 bench: deps
 	@scripts/bench.sh $(BENCH_PAIRS) $(BENCH_SECS)
 
 bench-overhead: deps
 	@scripts/bench-overhead.sh
+
+# 1, 10, 100, 1000 flows: totals, fairness, memory per flow (bench/scale.md).
+bench-scale: deps
+	@scripts/bench-scale.sh $(BENCH_ROUNDS) $(BENCH_SECS)
 
 # Installing builds what is missing but never installs build dependencies
 # (make deps): a packaging build has its own.

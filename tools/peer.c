@@ -126,9 +126,11 @@ int peer_parse_arg(struct peer *p, int argc, char **argv)
 				    argv[0], sink_kws[i][1]);
 			return -1;
 		}
-		if (p->nsink + 2 > (int)ARRAY_SIZE(p->sink_words)) {
-			usage_error("run: %s given twice", argv[0]);
-			return -1;
+		for (n = 0; n < p->nsink; n += 2) {
+			if (!strcmp(p->sink_words[n], sink_kws[i][1])) {
+				usage_error("run: %s given twice", argv[0]);
+				return -1;
+			}
 		}
 		p->sink_words[p->nsink++] = (char *)sink_kws[i][1];
 		p->sink_words[p->nsink++] = argv[1];
@@ -299,7 +301,7 @@ static ssize_t read_until(int fd, char *buf, size_t len, int64_t deadline,
 
 int peer_start(struct peer *p, const sigset_t *sigmask)
 {
-	int to[2] = { -1, -1 }, from[2] = { -1, -1 }, ret;
+	int to[2] = { -1, -1 }, from[2] = { -1, -1 }, ret, err;
 	int64_t deadline = now_ms() + PEER_TIMEOUT_MS;
 	char line[128], *remote;
 	size_t len = 0;
@@ -337,19 +339,20 @@ int peer_start(struct peer *p, const sigset_t *sigmask)
 			break;
 		len++;
 	}
+	err = r < 0 ? errno : 0;
 	line[len] = 0;
 	if (sscanf(line, "ready %u %u", &id, &resets) == 2) {
 		p->sink_id = id;
 		p->resets = resets;
 		return 0;
 	}
-	if (r < 0 && errno == EINTR)
+	if (err == EINTR)
 		fprintf(stderr, "ktgen: peer %s: interrupted before its sink was ready\n", p->url);
-	else if (r < 0 && errno == ETIMEDOUT)
+	else if (err == ETIMEDOUT)
 		fprintf(stderr, "ktgen: peer %s: no sink ready after %d s\n", p->url,
 			PEER_TIMEOUT_MS / 1000);
 	ret = peer_reap(p, r < 0);
-	if (r >= 0 || errno != EINTR)
+	if (err != EINTR)
 		fprintf(stderr, "ktgen: peer %s: ended (status %d%s) before its sink was ready%s\n",
 			p->url, ret, ret == 255 ? ": ssh failed" : ret == 127 ? ": no ktgen there?" : "",
 			len ? ", saying:" : "");

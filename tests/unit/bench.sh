@@ -78,4 +78,57 @@ result markdown_setup "$(grep -q 'at abc1234, .*: test setup' "$tmp/results.md" 
 result plot_svg "$(grep -q '<svg' "$tmp/results.svg" && grep -q 'results.svg' "$tmp/results.md" ||
 	echo "no plot: $(ls "$tmp")")"
 
+# bench-scale-report.py: two rounds; 1000 flows at 0.95 and 0.85 of the
+# 10-flow total (median 0.9: met), one 100-flow run unfair (0.9), and
+# cached refused at 1000 flows in a second file.
+scale="$(dirname "$report")/bench-scale-report.py"
+# run FLOWS ROUND BPS FAIRNESS [BUFFER_USED MEM_DELTA]
+run()
+{
+	printf '{"flows": %d, "round": %d, "tx": "stack", "state": "done", "tx_bps": %d, "fairness": %s, "buffer_used": %d, "mem_delta": %d, "flow_bytes_min": 0, "flow_bytes_max": 0}\n' \
+		"$1" "$2" "$3" "$4" "${5:-1048576}" "${6:-1048576}"
+}
+{
+	run 1 1 500 1
+	run 10 1 1000 0.99
+	run 100 1 990 0.97
+	run 1000 1 950 0.96 1048576 1024000000
+	run 1 2 520 1
+	run 10 2 1000 0.98
+	run 100 2 980 0.90
+	run 1000 2 850 0.97 1048576 2048000000
+} >"$tmp/scale.jsonl"
+/usr/bin/python3 "$scale" "$tmp/scale.jsonl" "$tmp" "test setup" abc1234 >/dev/null 2>&1
+scheck()
+{
+	local err
+
+	err=$(/usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {x["flows"]: x for x in d["rows"]}
+t = d["targets"]
+if not eval("(" + sys.argv[2] + ")"):
+    print("failed: %s\n%s" % (sys.argv[2], json.dumps(d["rows"], indent=1)))' \
+		"$tmp/scale.json" "$2" 2>&1)
+	result "$1" "$err"
+}
+scheck scale_vs_10 "abs(r[1000]['vs_10_median'] - 0.9) < 1e-9 and r[1000]['vs_10_min'] == 0.85 and
+	r[10]['vs_10_median'] == 1 and t['total_1000_vs_10']['met']"
+scheck scale_fairness "r[100]['fairness_median'] == 0.935 and r[100]['fairness_min'] == 0.9 and
+	t['fairness']['worst_median'] == 0.935 and not t['fairness']['met']"
+scheck scale_memory "r[1000]['guest_bytes_per_flow'] == 1536000 and
+	r[1]['module_bytes_per_flow'] == 1048576 and r[1000]['module_bytes_per_flow'] == 1048.576"
+result scale_markdown "$(grep -q '^| 1000 | 0 (0-0) | 0.90 (0.85-0.95) | 0.965 (0.960) | 1 | 1500 |$' "$tmp/scale.md" &&
+	grep -q 'fairness >= 0.95 at every count: not met (worst median 0.935)' "$tmp/scale.md" ||
+	cat "$tmp/scale.md")"
+{
+	run 10 1 1000 0.99
+	printf '{"flows": 1000, "round": 1, "tx": "cached", "state": "refused", "error": "Error: staging pages exceed the buffer budget", "tx_bps": 0, "fairness": 0, "buffer_used": 0, "mem_delta": 0}\n'
+} >"$tmp/scale.jsonl"
+/usr/bin/python3 "$scale" "$tmp/scale.jsonl" "$tmp" "test setup" abc1234 >/dev/null 2>&1
+result scale_refused "$(grep -q '^| 1000 | refused: Error: staging pages exceed the buffer budget |' "$tmp/scale.md" &&
+	grep -q '1000-flow total >= 0.90 x the 10-flow one: not met (median -)' "$tmp/scale.md" ||
+	cat "$tmp/scale.md")"
+
 finish bench

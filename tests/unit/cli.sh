@@ -69,6 +69,7 @@ t peer_rx_user 2 'peer-rx user: not on a peer' $R peer ssh://h peer-rx user
 t peer_cpus_bad 2 "cpus needs a list" $R peer ssh://h peer-cpus x
 t peer_knob_bad 2 "unknown knob 'frob'" $R peer ssh://h peer-knob eth1 frob on
 t peer_rx_novalue 2 'peer-rx needs a value' $R peer ssh://h peer-rx
+t peer_rx_twice 2 'peer-rx given twice' $R peer ssh://h peer-rx copy peer-cpus 1 peer-rx touch
 t peer_detach 2 'a detached run has nobody to collect' $R detach peer ssh://h
 t peer_serve_help 0 'Usage: ktgen peer serve' peer help
 t peer_serve_unknown 2 "peer: unknown command 'start'" peer start

@@ -32,7 +32,6 @@ peer_host()
 	ip netns exec "$NS_B" ethtool -K kp1 gro on
 
 	dir=$(mktemp -d)
-	PEER_DIR=$dir
 	ssh-keygen -q -t ed25519 -N '' -f "$dir/host_key"
 	ssh-keygen -q -t ed25519 -N '' -f "$dir/id"
 	# The guest's root is an overlay: its privilege separation user and
