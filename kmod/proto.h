@@ -24,7 +24,7 @@ struct ktg_hello {
 	__be32	magic;
 	__be16	version;
 	__be16	test;
-	__be64	cookie;		/* the sending run, unique on its host */
+	__be64	cookie;		/* the sending run: unique on its host, random across hosts */
 	__be32	flow;
 	__be32	pattern_pages;	/* pages in the sender's pattern ring */
 	__be32	req;

@@ -6,6 +6,7 @@
  */
 #include <linux/kthread.h>
 #include <linux/sched/mm.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -15,7 +16,18 @@
 #define KTG_DEFAULT_TIME_MS	10000
 #define KTG_RX_SETTLE		(2 * HZ)
 
+/*
+ * A run's cookie names it on the wire, and a sink credits the run of its
+ * own host that has it: unique on this host (a sequence), and from a
+ * random start, so that a run on another host (run ... peer) is not
+ * taken for one of this host's.
+ */
 static atomic64_t ktg_cookie_seq = ATOMIC64_INIT(0);
+
+void ktg_run_init(void)
+{
+	atomic64_set(&ktg_cookie_seq, get_random_u64() >> 1);
+}
 
 /* Reserve the next send call against the run's limits; @len may come back
  * shorter than the message size for the last bytes of a byte limit.

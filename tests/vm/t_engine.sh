@@ -109,18 +109,19 @@ case_add tcp_veth t_tcp_veth 600 stock
 # tx nocache, 4 and 8 flows, each time).
 t_tcp_stage_full()
 {
-	local tx flows
+	local run tx flows
 
 	load_module
 	veth_pair
 	ip netns exec "$NS_B" ethtool -K ktg1 gro on
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5120 rx verify >/dev/null
-	for tx in nocache cached; do
-		for flows in 8 4; do
-			ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 5120 \
-				flows $flows time 1 tx $tx | json_check "$TCP_OK" ||
-				fail "tx $tx, $flows flows: the sink saw other bytes than were sent"
-		done
+	# The debug lane: the pair that showed it every time.
+	reduced && set -- "nocache 8" || set -- "nocache 8" "nocache 4" "cached 8" "cached 4"
+	for run in "$@"; do
+		read -r tx flows <<<"$run"
+		ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 5120 \
+			flows "$flows" time 1 tx "$tx" | json_check "$TCP_OK" ||
+			fail "tx $tx, $flows flows: the sink saw other bytes than were sent"
 	done
 }
 case_add tcp_stage_full t_tcp_stage_full 120 core

@@ -56,8 +56,11 @@ peer_host()
 	ip netns exec "$NS_B" env LD_LIBRARY_PATH="$KTGEN_SSHD_ROOT/usr/lib/x86_64-linux-gnu" \
 		"$KTGEN_SSHD_ROOT/usr/sbin/sshd" -D -e -f "$dir/sshd_config" 2>"$dir/sshd.log" &
 	PEER_SSHD=$!
-	trap 'kill $PEER_SSHD 2>/dev/null; wait $PEER_SSHD 2>/dev/null' EXIT
-	export KTGEN_SSH="ssh -i $dir/id -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
+	# One connection a destination for the case's runs (a handshake costs
+	# seconds under TCG), as README advises for ab and repeat.
+	trap 'kill $PEER_SSHD 2>/dev/null; wait $PEER_SSHD 2>/dev/null; pkill -f "$PEER_MUX" || true' EXIT
+	PEER_MUX=$dir/mux
+	export KTGEN_SSH="ssh -i $dir/id -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -o ControlMaster=auto -o ControlPath=$PEER_MUX-%h-%p -o ControlPersist=300"
 	export KTGEN_PEER_CMD=$KTGEN
 	slowwait 30 ip netns exec "$NS_A" $KTGEN_SSH root@$PEER_B true 2>/dev/null ||
 		fail "no ssh to $PEER_B: $(cat "$dir/sshd.log")"
