@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench-scale-report.py SAMPLES OUTDIR SETUP COMMIT: bench-scale.sh's
-samples (a run per line) into OUTDIR/scale.json (every sample and the
-summary) and OUTDIR/scale.md (the table the README quotes).
+"""bench-scale-report.py SAMPLES PREFIX SETUP COMMIT: bench-scale.sh's
+samples (a run per line) into PREFIX.json (every sample and the summary)
+and PREFIX.md (the table the README quotes).
 
 Per flow count: the median window throughput with its min-max, its ratio
 to the 10-flow total (round by round, the median), Jain's fairness (median
@@ -47,6 +47,7 @@ def summarize(samples):
                 "fairness_median": st.median(fair), "fairness_min": min(fair),
                 "module_bytes_per_flow": st.median(s["buffer_used"] / n for s in runs),
                 "guest_bytes_per_flow": st.median(max(s["mem_delta"], 0) / n for s in runs),
+                "mem_pressure_runs": sum(1 for s in runs if s.get("mem_pressures")),
             })
         rows.append(row)
     top = next((r for r in rows if r["flows"] == 1000), None)
@@ -76,20 +77,20 @@ def fmt_ratio(r, key):
 
 
 def markdown(rows, targets, setup, commit, tx):
-    out = ["Scale, tcp_stream tx %s of 64000-byte writes over a veth pair (%s), commit %s, "
-           "%s:" % (tx, setup, commit, datetime.date.today().isoformat()), "",
+    out = ["Scale, tcp_stream of 64000-byte writes over a veth pair (%s), commit %s, "
+           "%s:" % (setup, commit, datetime.date.today().isoformat()), "",
            "| flows | total Mbit/s, median (min-max) | vs 10 flows | fairness, median (worst) "
-           "| module KiB/flow | guest KiB/flow |",
-           "|---:|---|---|---|---:|---:|"]
+           "| module KiB/flow | guest KiB/flow | runs under TCP memory pressure |",
+           "|---:|---|---|---|---:|---:|---:|"]
     for r in rows:
         if not r["runs"]:
-            out.append("| %d | refused: %s | | | | |" % (r["flows"], r.get("error", "")))
+            out.append("| %d | refused: %s | | | | | |" % (r["flows"], r.get("error", "")))
             continue
-        out.append("| %d | %.0f (%.0f-%.0f) | %s | %.3f (%.3f) | %.0f | %.0f |" % (
+        out.append("| %d | %.0f (%.0f-%.0f) | %s | %.3f (%.3f) | %.0f | %.0f | %d of %d |" % (
             r["flows"], r["tx_bps_median"] / 1e6, r["tx_bps_min"] / 1e6,
             r["tx_bps_max"] / 1e6, fmt_ratio(r, "vs_10"), r["fairness_median"],
             r["fairness_min"], r["module_bytes_per_flow"] / 1024,
-            r["guest_bytes_per_flow"] / 1024))
+            r["guest_bytes_per_flow"] / 1024, r["mem_pressure_runs"], r["runs"]))
     t, f = targets["total_1000_vs_10"], targets["fairness"]
     out += ["",
             "Targets: 1000-flow total >= %.2f x the 10-flow one: %s (median %s); "
@@ -104,17 +105,17 @@ def markdown(rows, targets, setup, commit, tx):
 
 
 def main():
-    samples_path, outdir, setup, commit = sys.argv[1:5]
+    samples_path, prefix, setup, commit = sys.argv[1:5]
     samples = [json.loads(line) for line in open(samples_path) if line.strip()]
     if not samples:
         sys.exit("bench-scale-report: no samples")
     rows, targets = summarize(samples)
     tx = samples[0].get("tx", "stack")
-    with open(outdir + "/scale.json", "w") as f:
+    with open(prefix + ".json", "w") as f:
         json.dump({"setup": setup, "commit": commit, "tx": tx, "rows": rows,
                    "targets": targets, "samples": samples}, f, indent=1)
     md = markdown(rows, targets, setup, commit, tx)
-    with open(outdir + "/scale.md", "w") as f:
+    with open(prefix + ".md", "w") as f:
         f.write(md)
     sys.stdout.write(md)
 

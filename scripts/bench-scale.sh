@@ -23,6 +23,10 @@ rounds=${1:-3}
 secs=${2:-3}
 flows_list=${KTGEN_SCALE_FLOWS:-1 10 100 1000}
 tx=${KTGEN_SCALE_TX:-stack}
+# More words for every run, e.g. "sndbuf 64K" (1000 flows of default
+# buffers exceed TCP's memory limits in a small guest: a run counts the
+# TCPMemoryPressures it met).
+extra=${KTGEN_SCALE_ARGS:-}
 A=10.81.0.1
 B=10.81.0.2
 
@@ -42,18 +46,18 @@ one()
 	m0=$(mem_avail)
 	doc=$(mktemp)
 	ip netns exec "$na" "$k" -j run tcp_stream to $B port 5002 flows "$n" size 64000 \
-		tx "$tx" warmup 1 time "$secs" >"$doc" 2>"$doc.err" &
+		tx "$tx" warmup 1 time "$secs" $extra >"$doc" 2>"$doc.err" &
 	pid=$!
 	sleep "$(echo "1 + $secs / 2" | bc -l)"
 	used=$(ip netns exec "$na" "$k" -j config show | /usr/bin/python3 -c \
 		'import json, sys; print(json.load(sys.stdin).get("buffer_used", 0))')
 	m1=$(mem_avail)
 	wait $pid || true
-	/usr/bin/python3 - "$doc" "$n" "$r" "$tx" "$used" $((m0 - m1)) <<-'EOF'
+	/usr/bin/python3 - "$doc" "$n" "$r" "$tx" "$used" $((m0 - m1)) "$extra" <<-'EOF'
 	import json, sys
-	path, n, r, tx, used, mem = sys.argv[1:]
-	s = {"flows": int(n), "round": int(r), "tx": tx, "buffer_used": int(used),
-	     "mem_delta": int(mem)}
+	path, n, r, tx, used, mem, extra = sys.argv[1:]
+	s = {"flows": int(n), "round": int(r), "tx": tx, "args": extra,
+	     "buffer_used": int(used), "mem_delta": int(mem)}
 	try:
 	    d = json.load(open(path))
 	except ValueError:
@@ -65,6 +69,8 @@ one()
 	flows = [f["bytes"] for f in d.get("per_flow", [])]
 	s["flow_bytes_min"] = min(flows) if flows else 0
 	s["flow_bytes_max"] = max(flows) if flows else 0
+	s["mem_pressures"] = d.get("counters", {}).get("netstat", {}).get(
+	    "TcpExt.TCPMemoryPressures", 0)
 	print(json.dumps(s))
 	EOF
 	rm -f "$doc" "$doc.err"
@@ -88,7 +94,7 @@ guest()
 	# 1000 connections to one port.
 	ip netns exec $nb sysctl -qw net.core.somaxconn=4096 net.ipv4.tcp_max_syn_backlog=4096
 	ip netns exec $nb "$k" sink add tcp port 5002 rx discard >/dev/null
-	echo "== bench-scale: $rounds rounds, ${secs} s windows, tx $tx, $(nproc) CPU(s), $(free -m | awk '$1 == "Mem:" { print $2 }') MiB, $(uname -r)${KTGEN_BENCH_ICOUNT:+, icount shift=$KTGEN_BENCH_ICOUNT}"
+	echo "== bench-scale: $rounds rounds, ${secs} s windows, tx $tx${extra:+ $extra}, $(nproc) CPU(s), $(free -m | awk '$1 == "Mem:" { print $2 }') MiB, $(uname -r)${KTGEN_BENCH_ICOUNT:+, icount shift=$KTGEN_BENCH_ICOUNT}"
 	{
 		for r in $(seq "$rounds"); do
 			list=$flows_list
@@ -112,7 +118,8 @@ fi
 out=$(mktemp -d /tmp/ktgen-scale.XXXXXX)
 set +e
 "$here/bench-vm.sh" "$out" $((rounds * 4 * (secs + 3) * 8 + 300)) \
-	env KTGEN_SCALE_FLOWS="$flows_list" KTGEN_SCALE_TX="$tx" "$here/bench-scale.sh" "$rounds" "$secs"
+	env KTGEN_SCALE_FLOWS="$flows_list" KTGEN_SCALE_TX="$tx" KTGEN_SCALE_ARGS="$extra" \
+	"$here/bench-scale.sh" "$rounds" "$secs"
 rc=$?
 set -e
 if [ $rc != 0 ] || [ ! -s "$out/scale.jsonl" ]; then
@@ -122,6 +129,6 @@ if [ $rc != 0 ] || [ ! -s "$out/scale.jsonl" ]; then
 fi
 head=$(grep -a '^== bench-scale' "$out/console.log" | head -1 | tr -d '\r')
 mkdir -p "$top/bench"
-/usr/bin/python3 "$here/bench-scale-report.py" "$out/scale.jsonl" "$top/bench" \
+/usr/bin/python3 "$here/bench-scale-report.py" "$out/scale.jsonl" "$top/bench/scale${extra:+-${extra// /-}}" \
 	"${head#== bench-scale: }" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 rm -rf "$out"
