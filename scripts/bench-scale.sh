@@ -116,19 +116,10 @@ fi
 
 "$here/install-deps.sh"
 out=$(mktemp -d /tmp/ktgen-scale.XXXXXX)
-set +e
-"$here/bench-vm.sh" "$out" $((rounds * 4 * (secs + 3) * 8 + 300)) \
+setup=$("$here/bench-vm.sh" --result scale.jsonl "$out" $((rounds * 4 * (secs + 3) * 8 + 300)) \
 	env KTGEN_SCALE_FLOWS="$flows_list" KTGEN_SCALE_TX="$tx" KTGEN_SCALE_ARGS="$extra" \
-	"$here/bench-scale.sh" "$rounds" "$secs"
-rc=$?
-set -e
-if [ $rc != 0 ] || [ ! -s "$out/scale.jsonl" ]; then
-	{ grep -a 'bench' "$out/console.log" || true; } | tail -20 >&2
-	echo "bench-scale: the guest failed (exit $rc; console: $out/console.log)" >&2
-	exit 1
-fi
-head=$(grep -a '^== bench-scale' "$out/console.log" | head -1 | tr -d '\r')
+	"$here/bench-scale.sh" "$rounds" "$secs")
 mkdir -p "$top/bench"
 /usr/bin/python3 "$here/bench-scale-report.py" "$out/scale.jsonl" "$top/bench/scale${extra:+-${extra// /-}}" \
-	"${head#== bench-scale: }" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+	"$setup" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 rm -rf "$out"

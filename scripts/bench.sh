@@ -236,18 +236,9 @@ out=$(mktemp -d /tmp/ktgen-bench.XXXXXX)
 # TCG (~12 under icount), plus the boot.
 per=5
 [ -n "${KTGEN_BENCH_ICOUNT:-}" ] && per=14
-set +e
-"$here/bench-vm.sh" "$out" $((pairs * 10 * (secs + 3) * per + 300)) \
-	env KTGEN_TOOLS="$tools" "$here/bench.sh" "$pairs" "$secs"
-rc=$?
-set -e
-if [ $rc != 0 ] || [ ! -s "$out/samples.jsonl" ]; then
-	{ grep -a 'bench' "$out/console.log" || true; } | tail -20 >&2
-	echo "bench: the guest failed (exit $rc; console: $out/console.log)" >&2
-	exit 1
-fi
-head=$(grep -a '^== bench' "$out/console.log" | head -1 | tr -d '\r')
+setup=$("$here/bench-vm.sh" --result samples.jsonl "$out" $((pairs * 10 * (secs + 3) * per + 300)) \
+	env KTGEN_TOOLS="$tools" "$here/bench.sh" "$pairs" "$secs")
 mkdir -p "$top/bench"
 /usr/bin/python3 "$here/bench-report.py" "$out/samples.jsonl" "$top/bench" \
-	"${head#== bench: }" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
+	"$setup" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 rm -rf "$out"
