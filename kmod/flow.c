@@ -185,8 +185,9 @@ static void ktg_tx_drop(struct ktg_flow *f)
 {
 	u32 i;
 
-	for (i = f->tx_first; i < f->tx_n && ktg_tx_staged(f->run); i++)
-		put_page(f->tx_bv[i].bv_page);
+	if (ktg_tx_staged(f->run))
+		for (i = f->tx_first; i < f->tx_n; i++)
+			put_page(f->tx_bv[i].bv_page);
 	f->tx_first = 0;
 	f->tx_n = 0;
 }

@@ -32,20 +32,17 @@
 #define PEER_TIMEOUT_MS	120000	/* ssh's handshake and the far end's work */
 #define PEER_DOC_MAX	(16 << 20)
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static int64_t now_ms(void)
+{
+	return now_ns() / 1000000;
 }
 
 /* --- this side: the URL and the words for the far end ------------------ */
@@ -376,8 +373,8 @@ fail:
 void peer_window(struct peer *p, uint32_t warmup_ms)
 {
 	/* A peer already gone shows in peer_finish(). */
-	if (p->to_fd >= 0 && dprintf(p->to_fd, "start %u\n", warmup_ms) < 0)
-		return;
+	if (p->to_fd >= 0)
+		dprintf(p->to_fd, "start %u\n", warmup_ms);
 }
 
 int peer_finish(struct peer *p)
