@@ -349,6 +349,11 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 		err = -ENOMEM;
 		goto err_free;
 	}
+	/* each flow knows its run before anything can close it */
+	for (i = 0; i < p->flows; i++) {
+		run->flows[i].run = run;
+		run->flows[i].id = i;
+	}
 	npages = DIV_ROUND_UP(run->p.buffer, PAGE_SIZE);
 	err = ktg_pages_alloc(&run->src, npages, true);
 	if (err) {
@@ -385,8 +390,6 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 	}
 
 	for (i = 0; i < p->flows; i++) {
-		run->flows[i].run = run;
-		run->flows[i].id = i;
 		err = ktg_flow_open(&run->flows[i], extack);
 		if (err)
 			goto err_close;
