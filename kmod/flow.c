@@ -998,7 +998,8 @@ static int ktg_rr_udp(struct ktg_flow *f)
 /* Work for the flow's worker: >0 when it made progress, 0 when it waits. */
 int ktg_flow_step(struct ktg_flow *f)
 {
-	int i, ret, progress = 0;
+	int ret, progress = 0;
+	u32 i;
 
 	switch (f->state) {
 	case KTG_FLOW_CONNECT:
@@ -1010,7 +1011,7 @@ int ktg_flow_step(struct ktg_flow *f)
 	case KTG_FLOW_SEND:
 		break;
 	}
-	for (i = 0; i < 16 && f->state == KTG_FLOW_SEND; i++) {
+	for (i = 0; i < f->run->visit && f->state == KTG_FLOW_SEND; i++) {
 		if (READ_ONCE(f->run->stop) ||
 		    ktime_after(ktime_get(), f->run->deadline)) {
 			/* A stop or the time limit ends the send call too. */

@@ -257,6 +257,12 @@ static int ktg_run_start_workers(struct ktg_run *run)
 		if (f->sock)
 			ktg_sock_watch(&f->watch, f->sock, w);
 	}
+	/* A worker's pass over its flows stays about the same length
+	 * whatever their number, so that every flow gets its turn well
+	 * within a run: a thousand flows send a message each per pass.
+	 */
+	run->visit = clamp_t(u32, KTG_PASS_SENDS / DIV_ROUND_UP(run->p.flows, n),
+			     1, KTG_VISIT_SENDS);
 	atomic_set(&run->workers_left, n);
 	for (i = 0; i < run->p.flows; i++)
 		if (run->flows[i].state != KTG_FLOW_DONE)

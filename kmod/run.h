@@ -13,6 +13,8 @@
 #include "proto.h"
 
 #define KTG_TX_BATCH	16	/* pages per send call on the TCP page paths */
+#define KTG_VISIT_SENDS	16	/* send calls per flow per visit, at most */
+#define KTG_PASS_SENDS	256	/* ... and per worker pass over its flows */
 
 enum ktg_flow_state {
 	KTG_FLOW_CONNECT,	/* connect in progress */
@@ -116,6 +118,7 @@ struct ktg_run {
 	struct ktg_flow		*flows;
 	struct ktg_worker	*workers;
 	u32			nworkers;
+	u32			visit;		/* sends per flow per worker pass */
 	struct work_struct	done_work;
 	struct delayed_work	interval_work;
 	struct delayed_work	window_work;	/* opens it after the warmup */

@@ -48,6 +48,9 @@ def summarize(samples):
                 "module_bytes_per_flow": st.median(s["buffer_used"] / n for s in runs),
                 "guest_bytes_per_flow": st.median(max(s["mem_delta"], 0) / n for s in runs),
                 "mem_pressure_runs": sum(1 for s in runs if s.get("mem_pressures")),
+                "bytes_per_packet": st.median(s["veth_bytes"] / s["veth_packets"]
+                                              for s in runs if s.get("veth_packets"))
+                if any(s.get("veth_packets") for s in runs) else None,
             })
         rows.append(row)
     top = next((r for r in rows if r["flows"] == 1000), None)
@@ -80,17 +83,20 @@ def markdown(rows, targets, setup, commit, tx):
     out = ["Scale, tcp_stream of 64000-byte writes over a veth pair (%s), commit %s, "
            "%s:" % (setup, commit, datetime.date.today().isoformat()), "",
            "| flows | total Mbit/s, median (min-max) | vs 10 flows | fairness, median (worst) "
-           "| module KiB/flow | guest KiB/flow | runs under TCP memory pressure |",
-           "|---:|---|---|---|---:|---:|---:|"]
+           "| module KiB/flow | guest KiB/flow | runs under TCP memory pressure "
+           "| bytes per packet at the veth |",
+           "|---:|---|---|---|---:|---:|---:|---:|"]
     for r in rows:
         if not r["runs"]:
-            out.append("| %d | refused: %s | | | | | |" % (r["flows"], r.get("error", "")))
+            out.append("| %d | refused: %s | | | | | | |" % (r["flows"], r.get("error", "")))
             continue
-        out.append("| %d | %.0f (%.0f-%.0f) | %s | %.3f (%.3f) | %.0f | %.0f | %d of %d |" % (
+        bpp = r.get("bytes_per_packet")
+        out.append("| %d | %.0f (%.0f-%.0f) | %s | %.3f (%.3f) | %.0f | %.0f | %d of %d | %s |" % (
             r["flows"], r["tx_bps_median"] / 1e6, r["tx_bps_min"] / 1e6,
             r["tx_bps_max"] / 1e6, fmt_ratio(r, "vs_10"), r["fairness_median"],
             r["fairness_min"], r["module_bytes_per_flow"] / 1024,
-            r["guest_bytes_per_flow"] / 1024, r["mem_pressure_runs"], r["runs"]))
+            r["guest_bytes_per_flow"] / 1024, r["mem_pressure_runs"], r["runs"],
+            "%.0f" % bpp if bpp else "-"))
     t, f = targets["total_1000_vs_10"], targets["fairness"]
     out += ["",
             "Targets: 1000-flow total >= %.2f x the 10-flow one: %s (median %s); "

@@ -23,6 +23,9 @@ rounds=${1:-3}
 secs=${2:-3}
 flows_list=${KTGEN_SCALE_FLOWS:-1 10 100 1000}
 tx=${KTGEN_SCALE_TX:-stack}
+# KTGEN_SCALE_SYSCTL: sysctl settings for the sender's namespace, e.g.
+# net.ipv4.tcp_slow_start_after_idle=0 (a flow idle while the others had
+# their turn otherwise restarts from the initial window).
 # More words for every run, e.g. "sndbuf 64K" (1000 flows of default
 # buffers exceed TCP's memory limits in a small guest: a run counts the
 # TCPMemoryPressures it met).
@@ -31,6 +34,14 @@ A=10.81.0.1
 B=10.81.0.2
 
 # --- in the guest ------------------------------------------------------
+
+# The sender's veth: packets and bytes sent (a packet is what the stack
+# handed the device, GSO unsplit: bytes per packet is the flows' TSO size).
+veth_tx()
+{
+	ip netns exec "$na" cat /sys/class/net/ktgs0/statistics/tx_packets \
+		/sys/class/net/ktgs0/statistics/tx_bytes | tr '\n' ' '
+}
 
 mem_avail()
 {
@@ -41,9 +52,10 @@ mem_avail()
 # charge and the guest's available memory. One JSON line.
 one()
 {
-	local n=$1 r=$2 m0 m1 used doc pid
+	local n=$1 r=$2 m0 m1 used doc pid p0 p1
 
 	m0=$(mem_avail)
+	p0=$(veth_tx)
 	doc=$(mktemp)
 	ip netns exec "$na" "$k" -j run tcp_stream to $B port 5002 flows "$n" size 64000 \
 		tx "$tx" warmup 1 time "$secs" $extra >"$doc" 2>"$doc.err" &
@@ -53,11 +65,13 @@ one()
 		'import json, sys; print(json.load(sys.stdin).get("buffer_used", 0))')
 	m1=$(mem_avail)
 	wait $pid || true
-	/usr/bin/python3 - "$doc" "$n" "$r" "$tx" "$used" $((m0 - m1)) "$extra" <<-'EOF'
+	p1=$(veth_tx)
+	/usr/bin/python3 - "$doc" "$n" "$r" "$tx" "$used" $((m0 - m1)) "$extra" $p0 $p1 <<-'EOF'
 	import json, sys
-	path, n, r, tx, used, mem, extra = sys.argv[1:]
+	path, n, r, tx, used, mem, extra, pk0, by0, pk1, by1 = sys.argv[1:]
 	s = {"flows": int(n), "round": int(r), "tx": tx, "args": extra,
-	     "buffer_used": int(used), "mem_delta": int(mem)}
+	     "buffer_used": int(used), "mem_delta": int(mem),
+	     "veth_packets": int(pk1) - int(pk0), "veth_bytes": int(by1) - int(by0)}
 	try:
 	    d = json.load(open(path))
 	except ValueError:
@@ -93,8 +107,9 @@ guest()
 	ip -n $nb link set lo up
 	# 1000 connections to one port.
 	ip netns exec $nb sysctl -qw net.core.somaxconn=4096 net.ipv4.tcp_max_syn_backlog=4096
+	[ -n "${KTGEN_SCALE_SYSCTL:-}" ] && ip netns exec $na sysctl -qw $KTGEN_SCALE_SYSCTL
 	ip netns exec $nb "$k" sink add tcp port 5002 rx discard >/dev/null
-	echo "== bench-scale: $rounds rounds, ${secs} s windows, tx $tx${extra:+ $extra}, $(nproc) CPU(s), $(free -m | awk '$1 == "Mem:" { print $2 }') MiB, $(uname -r)${KTGEN_BENCH_ICOUNT:+, icount shift=$KTGEN_BENCH_ICOUNT}"
+	echo "== bench-scale: $rounds rounds, ${secs} s windows, tx $tx${extra:+ $extra}${KTGEN_SCALE_SYSCTL:+, sender $KTGEN_SCALE_SYSCTL}, $(nproc) CPU(s), $(free -m | awk '$1 == "Mem:" { print $2 }') MiB, $(uname -r)${KTGEN_BENCH_ICOUNT:+, icount shift=$KTGEN_BENCH_ICOUNT}"
 	{
 		for r in $(seq "$rounds"); do
 			list=$flows_list
@@ -118,8 +133,11 @@ fi
 out=$(mktemp -d /tmp/ktgen-scale.XXXXXX)
 setup=$("$here/bench-vm.sh" --result scale.jsonl "$out" $((rounds * 4 * (secs + 3) * 8 + 300)) \
 	env KTGEN_SCALE_FLOWS="$flows_list" KTGEN_SCALE_TX="$tx" KTGEN_SCALE_ARGS="$extra" \
+	KTGEN_SCALE_SYSCTL="${KTGEN_SCALE_SYSCTL:-}" \
 	"$here/bench-scale.sh" "$rounds" "$secs")
 mkdir -p "$top/bench"
-/usr/bin/python3 "$here/bench-scale-report.py" "$out/scale.jsonl" "$top/bench/scale${extra:+-${extra// /-}}" \
+# one file per setting: bench/scale[-ARGS][-SYSCTL], words joined by "-"
+name=$(echo "scale $extra ${KTGEN_SCALE_SYSCTL:-}" | sed 's/net\.ipv4\.//g; s/[ =]\+/-/g; s/-$//')
+/usr/bin/python3 "$here/bench-scale-report.py" "$out/scale.jsonl" "$top/bench/$name" \
 	"$setup" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 rm -rf "$out"

@@ -82,21 +82,21 @@ result plot_svg "$(grep -q '<svg' "$tmp/results.svg" && grep -q 'results.svg' "$
 # 10-flow total (median 0.9: met), one 100-flow run unfair (0.9), and
 # cached refused at 1000 flows in a second file.
 scale="$(dirname "$report")/bench-scale-report.py"
-# run FLOWS ROUND BPS FAIRNESS [BUFFER_USED MEM_DELTA]
+# run FLOWS ROUND BPS FAIRNESS [BUFFER_USED MEM_DELTA [VETH_PACKETS VETH_BYTES]]
 run()
 {
-	printf '{"flows": %d, "round": %d, "tx": "stack", "state": "done", "tx_bps": %d, "fairness": %s, "buffer_used": %d, "mem_delta": %d, "flow_bytes_min": 0, "flow_bytes_max": 0}\n' \
-		"$1" "$2" "$3" "$4" "${5:-1048576}" "${6:-1048576}"
+	printf '{"flows": %d, "round": %d, "tx": "stack", "state": "done", "tx_bps": %d, "fairness": %s, "buffer_used": %d, "mem_delta": %d, "flow_bytes_min": 0, "flow_bytes_max": 0, "veth_packets": %d, "veth_bytes": %d}\n' \
+		"$1" "$2" "$3" "$4" "${5:-1048576}" "${6:-1048576}" "${7:-0}" "${8:-0}"
 }
 {
 	run 1 1 500 1
 	run 10 1 1000 0.99
 	run 100 1 990 0.97
-	run 1000 1 950 0.96 1048576 1024000000
+	run 1000 1 950 0.96 1048576 1024000000 100 300000
 	run 1 2 520 1
 	run 10 2 1000 0.98
 	run 100 2 980 0.90
-	run 1000 2 850 0.97 1048576 2048000000
+	run 1000 2 850 0.97 1048576 2048000000 100 500000
 } >"$tmp/scale.jsonl"
 /usr/bin/python3 "$scale" "$tmp/scale.jsonl" "$tmp/scale" "test setup" abc1234 >/dev/null 2>&1
 scheck()
@@ -118,8 +118,9 @@ scheck scale_vs_10 "abs(r[1000]['vs_10_median'] - 0.9) < 1e-9 and r[1000]['vs_10
 scheck scale_fairness "r[100]['fairness_median'] == 0.935 and r[100]['fairness_min'] == 0.9 and
 	t['fairness']['worst_median'] == 0.935 and not t['fairness']['met']"
 scheck scale_memory "r[1000]['guest_bytes_per_flow'] == 1536000 and
-	r[1]['module_bytes_per_flow'] == 1048576 and r[1000]['module_bytes_per_flow'] == 1048.576"
-result scale_markdown "$(grep -q '^| 1000 | 0 (0-0) | 0.90 (0.85-0.95) | 0.965 (0.960) | 1 | 1500 | 0 of 2 |$' "$tmp/scale.md" &&
+	r[1]['module_bytes_per_flow'] == 1048576 and r[1000]['module_bytes_per_flow'] == 1048.576 and
+	r[1000]['bytes_per_packet'] == 4000 and r[10]['bytes_per_packet'] is None"
+result scale_markdown "$(grep -q '^| 1000 | 0 (0-0) | 0.90 (0.85-0.95) | 0.965 (0.960) | 1 | 1500 | 0 of 2 | 4000 |$' "$tmp/scale.md" &&
 	grep -q 'fairness >= 0.95 at every count: not met (worst median 0.935)' "$tmp/scale.md" ||
 	cat "$tmp/scale.md")"
 {
@@ -127,7 +128,7 @@ result scale_markdown "$(grep -q '^| 1000 | 0 (0-0) | 0.90 (0.85-0.95) | 0.965 (
 	printf '{"flows": 1000, "round": 1, "tx": "cached", "state": "refused", "error": "Error: staging pages exceed the buffer budget", "tx_bps": 0, "fairness": 0, "buffer_used": 0, "mem_delta": 0}\n'
 } >"$tmp/scale.jsonl"
 /usr/bin/python3 "$scale" "$tmp/scale.jsonl" "$tmp/scale" "test setup" abc1234 >/dev/null 2>&1
-result scale_refused "$(grep -q '^| 1000 | refused: Error: staging pages exceed the buffer budget | | | | | |$' "$tmp/scale.md" &&
+result scale_refused "$(grep -q '^| 1000 | refused: Error: staging pages exceed the buffer budget | | | | | | |$' "$tmp/scale.md" &&
 	grep -q '1000-flow total >= 0.90 x the 10-flow one: not met (median -)' "$tmp/scale.md" ||
 	cat "$tmp/scale.md")"
 
