@@ -93,41 +93,64 @@ static int test_flip_byte = -1;
 module_param(test_flip_byte, int, 0600);
 MODULE_PARM_DESC(test_flip_byte, "test hook: flip this byte of each source ring (-1: off)");
 
-/* A ring of order-0 pages: alloc_pages() memory, as splicing needs. */
+/*
+ * Grow a ring of order-0 pages (alloc_pages() memory, as splicing needs) to
+ * @npages, the new pages charged to the buffer budget. On failure the ring
+ * is as it was.
+ */
+int ktg_pages_grow(struct ktg_pages *r, u32 npages)
+{
+	u32 i, old = r->npages;
+	struct page **pages;
+	int err;
+
+	if (npages <= old)
+		return 0;
+	err = ktg_mem_charge((u64)(npages - old) << PAGE_SHIFT);
+	if (err)
+		return err;
+	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		goto err_uncharge;
+	for (i = old; i < npages; i++) {
+		pages[i] = alloc_page(GFP_KERNEL);
+		if (!pages[i])
+			goto err_free;
+	}
+	if (old)
+		memcpy(pages, r->pages, old * sizeof(*pages));
+	kvfree(r->pages);
+	r->pages = pages;
+	r->npages = npages;
+	return 0;
+
+err_free:
+	while (i-- > old)
+		put_page(pages[i]);
+	kvfree(pages);
+err_uncharge:
+	ktg_mem_uncharge((u64)(npages - old) << PAGE_SHIFT);
+	return -ENOMEM;
+}
+
+/* A new ring of @npages, filled with the payload pattern if @pattern. */
 int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern)
 {
 	u32 i;
 	int err;
 
-	err = ktg_mem_charge((u64)npages << PAGE_SHIFT);
-	if (err)
+	err = ktg_pages_grow(r, npages);
+	if (err || !pattern)
 		return err;
-	r->pages = kvcalloc(npages, sizeof(*r->pages), GFP_KERNEL);
-	if (!r->pages)
-		goto err_uncharge;
-	r->npages = npages;
-	for (i = 0; i < npages; i++) {
-		r->pages[i] = alloc_page(GFP_KERNEL);
-		if (!r->pages[i])
-			goto err_free;
-		if (pattern)
-			ktg_pattern_fill(page_address(r->pages[i]),
-					 (u64)i << PAGE_SHIFT, PAGE_SIZE,
-					 npages << (PAGE_SHIFT - KTG_PATTERN_SHIFT));
-	}
-	if (pattern && test_flip_byte >= 0 && test_flip_byte < (npages << PAGE_SHIFT)) {
+	for (i = 0; i < npages; i++)
+		ktg_pattern_fill(page_address(r->pages[i]), (u64)i << PAGE_SHIFT, PAGE_SIZE,
+				 npages << (PAGE_SHIFT - KTG_PATTERN_SHIFT));
+	if (test_flip_byte >= 0 && test_flip_byte < (npages << PAGE_SHIFT)) {
 		u8 *p = page_address(r->pages[test_flip_byte >> PAGE_SHIFT]);
 
 		p[test_flip_byte & ~PAGE_MASK] ^= 0xff;
 	}
 	return 0;
-
-err_free:
-	ktg_pages_free(r);
-	return -ENOMEM;
-err_uncharge:
-	ktg_mem_uncharge((u64)npages << PAGE_SHIFT);
-	return -ENOMEM;
 }
 
 void ktg_pages_free(struct ktg_pages *r)

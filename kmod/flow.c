@@ -27,6 +27,10 @@
 #define KTG_CONNECT_TIMEOUT	(30 * HZ)
 #define KTG_DRAIN_TIMEOUT	(30 * HZ)
 #define KTG_SEND_CHUNK		SZ_64K		/* bytes per stack send call */
+/* Staging starts small and doubles when every page is in flight, up to
+ * twice what the socket may hold unacked (within these bounds).
+ */
+#define KTG_STAGE_INIT_PAGES	(2 * KTG_TX_BATCH)
 #define KTG_STAGE_MIN_PAGES	256
 #define KTG_STAGE_MAX_PAGES	4096
 #define KTG_UDP_CLOSES		3
@@ -141,14 +145,13 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 			return err;
 	}
 	if (p->tx_mode == KTGEN_TX_MODE_CACHED || p->tx_mode == KTGEN_TX_MODE_NOCACHE) {
-		/* Enough staging for what the socket may hold unacked. */
 		u32 sndbuf = p->sndbuf ?: tcp ?
 			READ_ONCE(run->kn->net->ipv4.sysctl_tcp_wmem[2]) :
 			READ_ONCE(f->sock->sk->sk_sndbuf);
-		u32 pages = clamp_t(u32, 2 * (sndbuf >> PAGE_SHIFT),
-				    KTG_STAGE_MIN_PAGES, KTG_STAGE_MAX_PAGES);
 
-		err = ktg_pages_alloc(&f->stage, pages, false);
+		f->stage_max = clamp_t(u32, 2 * (sndbuf >> PAGE_SHIFT),
+				       KTG_STAGE_MIN_PAGES, KTG_STAGE_MAX_PAGES);
+		err = ktg_pages_alloc(&f->stage, KTG_STAGE_INIT_PAGES, false);
 		if (err) {
 			if (err == -ENOSPC)
 				NL_SET_ERR_MSG(extack, "staging pages exceed the buffer budget");
@@ -327,16 +330,26 @@ static int ktg_send_copied(struct ktg_flow *f, u32 len)
 /* A staging page the stack no longer holds, or NULL when all are in flight. */
 static struct page *ktg_stage_page(struct ktg_flow *f)
 {
-	u32 i;
+	u32 i, n = f->stage.npages;
 
-	for (i = 0; i < f->stage.npages; i++) {
+	for (i = 0; i < n; i++) {
 		struct page *pg = f->stage.pages[f->stage_next];
 
-		f->stage_next = (f->stage_next + 1) % f->stage.npages;
+		f->stage_next = (f->stage_next + 1) % n;
 		if (page_ref_count(pg) == 1)
 			return pg;
 	}
-	return NULL;
+	if (n == f->stage_max)
+		return NULL;
+	/* Every page in flight: the ring doubles. When the budget or the
+	 * allocator says no, the flow makes do with what it has.
+	 */
+	if (ktg_pages_grow(&f->stage, min(2 * n, f->stage_max))) {
+		f->stage_max = n;
+		return NULL;
+	}
+	f->stage_next = (n + 1) % f->stage.npages;
+	return f->stage.pages[n];
 }
 
 /* Copy @len bytes at @off of @src into the same place of @dst (cached or

@@ -145,6 +145,7 @@ void ktg_copy_fence(void);
 void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages);
 u64 ktg_pattern_check(const u8 *p, u64 off, size_t len, u32 pages, u64 *first);
 int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern);
+int ktg_pages_grow(struct ktg_pages *r, u32 npages);
 /* What the stack did with a page handed to it at load (KTGEN_SPLICE_*). */
 enum ktg_splice_test {
 	KTG_SPLICE_TCP,

@@ -45,6 +45,7 @@ struct ktg_flow {
 	/* cached/nocache: pages the module copies into, then splices */
 	struct ktg_pages	stage;
 	u32			stage_next;
+	u32			stage_max;	/* pages it may grow to */
 	/* TCP page paths: the pages of one send call, not yet all taken */
 	struct bio_vec		tx_bv[KTG_TX_BATCH];
 	u8			tx_first;

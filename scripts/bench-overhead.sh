@@ -21,6 +21,8 @@ set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$here")
+# shellcheck source=scripts/bench-lib.sh
+. "$here/bench-lib.sh"
 pairs=${1:-8}
 secs=${2:-2}
 
@@ -30,13 +32,7 @@ bench()
 
 	last=$(($(nproc) - 1))
 
-	ip netns add $a
-	ip netns add $b
-	ip link add ktgb0 netns $a type veth peer name ktgb1 netns $b
-	ip -n $a addr add 10.79.0.1/24 dev ktgb0
-	ip -n $b addr add 10.79.0.2/24 dev ktgb1
-	ip -n $a link set ktgb0 up
-	ip -n $b link set ktgb1 up
+	bench_veth $a ktgb0 10.79.0.1 $b ktgb1 10.79.0.2
 	ip netns exec $b "$k" sink add tcp port 5001 rx discard cpus $last >/dev/null
 	# One run not counted: the first of a boot also grows the slabs and
 	# page pools the others reuse (under icount it was the one outlier).

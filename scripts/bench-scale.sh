@@ -19,6 +19,8 @@ set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$here")
+# shellcheck source=scripts/bench-lib.sh
+. "$here/bench-lib.sh"
 rounds=${1:-3}
 secs=${2:-3}
 flows_list=${KTGEN_SCALE_FLOWS:-1 10 100 1000}
@@ -96,15 +98,7 @@ guest()
 
 	k=$top/tools/ktgen na=ktgscale-a nb=ktgscale-b
 	insmod "$KTGEN_KO"
-	ip netns add $na
-	ip netns add $nb
-	ip link add ktgs0 netns $na type veth peer name ktgs1 netns $nb
-	ip -n $na addr add $A/24 dev ktgs0
-	ip -n $nb addr add $B/24 dev ktgs1
-	ip -n $na link set ktgs0 up
-	ip -n $nb link set ktgs1 up
-	ip -n $na link set lo up
-	ip -n $nb link set lo up
+	bench_veth $na ktgs0 $A $nb ktgs1 $B
 	# 1000 connections to one port.
 	ip netns exec $nb sysctl -qw net.core.somaxconn=4096 net.ipv4.tcp_max_syn_backlog=4096
 	[ -n "${KTGEN_SCALE_SYSCTL:-}" ] && ip netns exec $na sysctl -qw $KTGEN_SCALE_SYSCTL

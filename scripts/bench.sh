@@ -32,6 +32,8 @@ set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$here")
+# shellcheck source=scripts/bench-lib.sh
+. "$here/bench-lib.sh"
 pairs=${1:-5}
 secs=${2:-3}
 lead=1.5
@@ -190,15 +192,7 @@ guest()
 	export PATH=$KTGEN_TOOLS/usr/bin:$PATH
 	export LD_LIBRARY_PATH=$KTGEN_TOOLS/usr/lib/x86_64-linux-gnu
 	insmod "$KTGEN_KO"
-	ip netns add $na
-	ip netns add $nb
-	ip link add ktgb0 netns $na type veth peer name ktgb1 netns $nb
-	ip -n $na addr add $A/24 dev ktgb0
-	ip -n $nb addr add $B/24 dev ktgb1
-	ip -n $na link set ktgb0 up
-	ip -n $nb link set ktgb1 up
-	ip -n $na link set lo up
-	ip -n $nb link set lo up
+	bench_veth $na ktgb0 $A $nb ktgb1 $B
 	# A process in each namespace: its /proc/PID/net is the namespace's.
 	ip netns exec $na sleep infinity &
 	pa=$!

@@ -126,6 +126,38 @@ t_tcp_stage_full()
 }
 case_add tcp_stage_full t_tcp_stage_full 120 core
 
+# Staging grows on demand: each flow starts with 32 pages and doubles them
+# while every page is in flight, within the buffer budget; when the budget
+# says no, the flow goes on with what it has. 8 flows once took twice
+# tcp_wmem's maximum each up front (64 MiB here) and an 8 MiB budget
+# refused the run.
+t_stage_grow()
+{
+	local doc max=0 used budget=$((8 << 20))
+
+	load_module
+	veth_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5121 rx verify >/dev/null
+	$KTGEN config set budget 8M
+	doc=$(mktemp)
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 5121 \
+		flows 8 tx cached time "$(scaled 2)" >"$doc" &
+	while kill -0 $! 2>/dev/null; do
+		used=$($KTGEN -j config | sed -n 's/.*"buffer_used": *\([0-9]*\).*/\1/p')
+		[ "${used:-0}" -gt "$max" ] && max=$used
+		sleep 0.1
+	done
+	wait $! || fail "the run failed: $(cat "$doc")"
+	json_check "$TCP_OK" <"$doc" || fail "the sink saw other bytes than were sent"
+	# 8 flows x 32 pages and the 64 KiB source: 1.06 MiB before growing
+	[ "$max" -gt $((4 << 20)) ] || fail "staging never grew: at most $max bytes in use"
+	[ "$max" -le "$budget" ] || fail "$max bytes in use, over the budget of $budget"
+	$KTGEN -j config | json_check "d['buffer_used'] == 0" || fail "pages left charged"
+	log "staging grew to $((max >> 10)) KiB of the $((budget >> 10)) KiB budget"
+	rm -f "$doc"
+}
+case_add stage_grow t_stage_grow 120 core
+
 # What the stack does with a page corked into a UDP datagram (udp) or one
 # over IPv6 (udp6), by the module's load-time self-test, which info_text
 # holds to the kernel's own answer. A run must find the same.
