@@ -150,7 +150,8 @@ t_stage_grow()
 	wait $! || fail "the run failed: $(cat "$doc")"
 	json_check "$TCP_OK" <"$doc" || fail "the sink saw other bytes than were sent"
 	# 8 flows x 32 pages and the 64 KiB source: 1.06 MiB before growing
-	[ "$max" -gt $((4 << 20)) ] || fail "staging never grew: at most $max bytes in use"
+	# (here 7.5 MiB at most on the stock kernel, 2.6 on the debug one)
+	[ "$max" -gt $((3 << 19)) ] || fail "staging never grew: at most $max bytes in use"
 	[ "$max" -le "$budget" ] || fail "$max bytes in use, over the budget of $budget"
 	$KTGEN -j config | json_check "d['buffer_used'] == 0" || fail "pages left charged"
 	log "staging grew to $((max >> 10)) KiB of the $((budget >> 10)) KiB budget"
