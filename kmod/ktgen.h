@@ -90,6 +90,8 @@ struct ktg_worker {
 	void __user		*ubuf;	/* its slice of the user memory */
 	int			(*fn)(void *arg);
 	struct hrtimer		timer;	/* kicks it at a time (open loop) */
+	u64			busy_poll_ns;	/* spins this long before sleeping */
+	ktime_t			idle_since;	/* 0: it did something last pass */
 };
 
 void ktg_worker_init(struct ktg_worker *w, void *owner);
@@ -98,6 +100,7 @@ int ktg_worker_start(struct ktg_worker *w, int cpu, int (*fn)(void *),
 void ktg_worker_stop(struct ktg_worker *w);
 void ktg_worker_kick(struct ktg_worker *w);
 void ktg_worker_sleep(struct ktg_worker *w, long timeout);
+void ktg_worker_idle(struct ktg_worker *w, bool busy, long timeout);
 void ktg_worker_park(void);
 void ktg_worker_wake_at(struct ktg_worker *w, ktime_t t);
 
@@ -179,6 +182,7 @@ struct ktg_sink_params {
 	u32			rcvbuf;
 	u64			user_buf;	/* rx user */
 	u64			user_len;
+	u32			busy_poll_us;
 };
 
 #define KTG_RX_BUF	SZ_64K		/* a worker's copy target or user slice */
@@ -225,6 +229,7 @@ struct ktg_run_params {
 	u64			pace_bps;	/* streams: per flow */
 	u32			pace_pps;
 	u32			burst;
+	u32			busy_poll_us;
 	u32			npercentiles;
 	u32			percentiles[KTG_MAX_PERCENTILES];	/* ppm */
 };

@@ -74,6 +74,10 @@ static struct netlink_range_validation ktg_rate_range = {
 	.max	= 10000000,
 };
 
+static struct netlink_range_validation ktg_busy_poll_range = {
+	.max	= 10 * USEC_PER_SEC,
+};
+
 static struct netlink_range_validation ktg_user_len_range = {
 	.min	= SZ_64K,
 	.max	= SZ_1G,
@@ -103,6 +107,7 @@ static const struct nla_policy ktg_sink_policy[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_IPV6]		= { .type = NLA_FLAG },
 	[KTGEN_A_SINK_USER_BUF]		= { .type = NLA_U64 },
 	[KTGEN_A_SINK_USER_LEN]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_user_len_range),
+	[KTGEN_A_SINK_BUSY_POLL]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_busy_poll_range),
 };
 
 static const struct nla_policy ktg_flow_policy[KTGEN_A_FLOW_MAX + 1] = {
@@ -141,6 +146,7 @@ static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_PACE_BPS]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_pace_bps_range),
 	[KTGEN_A_RUN_PACE_PPS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_pace_pps_range),
 	[KTGEN_A_RUN_BURST]		= NLA_POLICY_MIN(NLA_U32, 1),
+	[KTGEN_A_RUN_BUSY_POLL]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_busy_poll_range),
 };
 
 static void *ktg_nl_reply_put(struct sk_buff **msg, struct genl_info *info, u8 cmd)
@@ -407,6 +413,7 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 	p.proto = ktg_nl_u32(info, KTGEN_A_SINK_PROTO, KTGEN_PROTO_TCP);
 	p.rx_mode = ktg_nl_u32(info, KTGEN_A_SINK_RX_MODE, KTGEN_RX_MODE_COPY);
 	p.rcvbuf = ktg_nl_u32(info, KTGEN_A_SINK_RCVBUF, 0);
+	p.busy_poll_us = ktg_nl_u32(info, KTGEN_A_SINK_BUSY_POLL, 0);
 	if (tb[KTGEN_A_SINK_USER_BUF]) {
 		p.user_buf = nla_get_u64(tb[KTGEN_A_SINK_USER_BUF]);
 		if (ktg_req_attr_missing(info, KTGEN_A_SINK_USER_LEN))
@@ -622,6 +629,7 @@ static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
 	p->pace_bps = tb[KTGEN_A_RUN_PACE_BPS] ? nla_get_u64(tb[KTGEN_A_RUN_PACE_BPS]) : 0;
 	p->pace_pps = ktg_nl_u32(info, KTGEN_A_RUN_PACE_PPS, 0);
 	p->burst = ktg_nl_u32(info, KTGEN_A_RUN_BURST, 0);
+	p->busy_poll_us = ktg_nl_u32(info, KTGEN_A_RUN_BUSY_POLL, 0);
 	if (p->pace_bps && p->pace_pps) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_PACE_PPS],
 				    "pace in bits/s or in packets/s, not both");

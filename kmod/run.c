@@ -85,8 +85,8 @@ static int ktg_run_worker(void *arg)
 		 * timeout bounds how late a time limit is noticed, and
 		 * staging pages come back without any wake-up.
 		 */
-		if (active && !busy)
-			ktg_worker_sleep(w, blocked ? 1 : max(HZ / 100, 1));
+		if (active)
+			ktg_worker_idle(w, busy, blocked ? 1 : max(HZ / 100, 1));
 	} while (active && !kthread_should_stop());
 
 	if (atomic_dec_and_test(&run->workers_left))
@@ -247,6 +247,7 @@ static int ktg_run_start_workers(struct ktg_run *run)
 	for (i = 0; i < n; i++) {
 		ktg_worker_init(&run->workers[i], run);
 		run->workers[i].mm = run->mm;
+		run->workers[i].busy_poll_ns = (u64)run->p.busy_poll_us * NSEC_PER_USEC;
 	}
 	for (i = 0; i < run->p.flows; i++) {
 		struct ktg_flow *f = &run->flows[i];
@@ -702,6 +703,7 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	    (p->pace_bps && nla_put_u64_64bit(msg, KTGEN_A_RUN_PACE_BPS, p->pace_bps, 0)) ||
 	    (p->pace_pps && nla_put_u32(msg, KTGEN_A_RUN_PACE_PPS, p->pace_pps)) ||
 	    (p->burst && nla_put_u32(msg, KTGEN_A_RUN_BURST, p->burst)) ||
+	    (p->busy_poll_us && nla_put_u32(msg, KTGEN_A_RUN_BUSY_POLL, p->busy_poll_us)) ||
 	    nla_put_u32(msg, KTGEN_A_RUN_STATE, run->state) ||
 	    (run->error && (nla_put_u32(msg, KTGEN_A_RUN_ERROR, -run->error) ||
 			    nla_put_u32(msg, KTGEN_A_RUN_ERROR_FLOW, run->error_flow))) ||

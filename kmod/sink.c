@@ -481,8 +481,7 @@ static int ktg_sink_tcp_worker(void *arg)
 			}
 			cond_resched();
 		}
-		if (!busy)
-			ktg_worker_sleep(w, HZ / 10);
+		ktg_worker_idle(w, busy, HZ / 10);
 	}
 	if (w == &sink->workers[0])
 		list_splice_tail_init(&sink->pending, &conns);
@@ -746,8 +745,7 @@ static int ktg_sink_udp_worker(void *arg)
 		for (i = 0; i < 64; i++)
 			if (!ktg_sink_udp_read(sink, w))
 				break;
-		if (i < 64)
-			ktg_worker_sleep(w, HZ / 10);
+		ktg_worker_idle(w, i > 0, HZ / 10);
 		cond_resched();
 	}
 	return 0;
@@ -886,6 +884,7 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		if (sink->nworkers == n)
 			break;
 		ktg_worker_init(w, sink);
+		w->busy_poll_ns = (u64)p->busy_poll_us * NSEC_PER_USEC;
 		if (sink->mm) {
 			w->mm = sink->mm;
 			w->ubuf = u64_to_user_ptr(p->user_buf +
@@ -1000,6 +999,8 @@ int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink)
 	    nla_put_u32(msg, KTGEN_A_SINK_RX_MODE, sink->p.rx_mode) ||
 	    ktg_cpus_put(msg, KTGEN_A_SINK_CPUS, sink->p.cpus) ||
 	    (sink->p.rcvbuf && nla_put_u32(msg, KTGEN_A_SINK_RCVBUF, sink->p.rcvbuf)) ||
+	    (sink->p.busy_poll_us &&
+	     nla_put_u32(msg, KTGEN_A_SINK_BUSY_POLL, sink->p.busy_poll_us)) ||
 	    ktg_rx_stats_fill(msg, KTGEN_A_SINK_RX, &sink->stats, U64_MAX))
 		return -EMSGSIZE;
 	return 0;

@@ -106,6 +106,34 @@ void ktg_worker_sleep(struct ktg_worker *w, long timeout)
 					 timeout);
 }
 
+/*
+ * The end of a pass over the worker's sockets, @busy if it did anything.
+ * Idle, it sleeps (ktg_worker_sleep()); with a busy-poll budget it first
+ * spins that long after the last thing it did, its caller's loop polling
+ * the sockets and anything else runnable going first, as the stack's own
+ * busy polling trades a CPU for the wake-up it saves. Only work starts a
+ * new budget: a worker that slept with nothing to do sleeps again.
+ */
+void ktg_worker_idle(struct ktg_worker *w, bool busy, long timeout)
+{
+	ktime_t now;
+
+	if (busy) {
+		w->idle_since = 0;
+		return;
+	}
+	if (w->busy_poll_ns) {
+		now = ktime_get();
+		if (!w->idle_since)
+			w->idle_since = now;
+		if (ktime_to_ns(ktime_sub(now, w->idle_since)) < w->busy_poll_ns) {
+			cond_resched();
+			return;
+		}
+	}
+	ktg_worker_sleep(w, timeout);
+}
+
 /* The end of a worker's loop: wait for ktg_worker_stop(). */
 void ktg_worker_park(void)
 {

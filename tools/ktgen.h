@@ -63,6 +63,7 @@ int parse_port(const char *s, uint16_t *port);
 int parse_u32(const char *s, uint32_t *v);
 int parse_size_u32(const char *s, uint32_t *v);
 int parse_secs_ms(const char *s, uint32_t *ms);
+int parse_usecs(const char *s, uint32_t *us);
 
 /* An IPv4 or IPv6 literal, network order, as the address attributes take. */
 struct ktg_addr {

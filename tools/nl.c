@@ -71,6 +71,7 @@ static const char * const sink_names[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_RX]		= "rx",
 	[KTGEN_A_SINK_USER_BUF]		= "user-buf",
 	[KTGEN_A_SINK_USER_LEN]		= "user-len",
+	[KTGEN_A_SINK_BUSY_POLL]	= "busy-poll",
 };
 
 static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
@@ -116,6 +117,7 @@ static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_PACE_BPS]		= "pace-bps",
 	[KTGEN_A_RUN_PACE_PPS]		= "pace-pps",
 	[KTGEN_A_RUN_BURST]		= "burst",
+	[KTGEN_A_RUN_BUSY_POLL]		= "busy-poll",
 };
 
 static const char * const flow_names[KTGEN_A_FLOW_MAX + 1] = {

@@ -97,6 +97,7 @@ static const enum mnl_attr_data_type run_types[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_PACE_BPS]		= MNL_TYPE_U64,
 	[KTGEN_A_RUN_PACE_PPS]		= MNL_TYPE_U32,
 	[KTGEN_A_RUN_BURST]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_BUSY_POLL]		= MNL_TYPE_U32,
 };
 
 static const enum mnl_attr_data_type latency_types[KTGEN_A_LATENCY_MAX + 1] = {
@@ -277,6 +278,7 @@ static void print_run_config(const struct nlattr **tb)
 	}
 	print_opt_u32(tb[KTGEN_A_RUN_PACE_PPS], "pace_pps", " paced %llu pps");
 	print_opt_u32(tb[KTGEN_A_RUN_BURST], "burst", " burst %llu");
+	print_opt_u32(tb[KTGEN_A_RUN_BUSY_POLL], "busy_poll_us", " busy-poll %lluus");
 }
 
 /* ": done in 10.00 s", ": failed after 0.01 s: Connection refused (flow 2)" */
@@ -863,6 +865,8 @@ struct run_args {
 	uint32_t	pace_pps;
 	bool		has_burst;
 	uint32_t	burst;
+	bool		has_busy_poll;
+	uint32_t	busy_poll_us;
 	size_t		npct;
 	uint32_t	pct[16];		/* ppm */
 	bool		has_rr_timeout;
@@ -1003,6 +1007,12 @@ static int kw_rate(struct run_args *a, const char *v)
 	return 0;
 }
 
+static int kw_busy_poll(struct run_args *a, const char *v)
+{
+	a->has_busy_poll = true;
+	return parse_usecs(v, &a->busy_poll_us);
+}
+
 static int kw_burst(struct run_args *a, const char *v)
 {
 	a->has_burst = true;
@@ -1073,6 +1083,7 @@ static const struct run_kw {
 	{ "burst",	kw_burst,	"bytes (rate in bits/s) or packets (rate in pps)" },
 	{ "percentiles", kw_percentiles, "up to 16 percentiles like 50,90,99.9" },
 	{ "timeout",	kw_rr_timeout,	"seconds, like 1 or 0.2" },
+	{ "busy-poll",	kw_busy_poll,	"microseconds, like 50, 200us or 10ms" },
 };
 
 /* One "keyword [value]" of a run; returns the words used, or -1. */
@@ -1231,6 +1242,8 @@ static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_PACE_PPS, a->pace_pps);
 	if (a->has_burst)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_BURST, a->burst);
+	if (a->has_busy_poll)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_BUSY_POLL, a->busy_poll_us);
 	if (a->npct)
 		mnl_attr_put(nlh, KTGEN_A_RUN_PERCENTILES, a->npct * sizeof(a->pct[0]), a->pct);
 	if (a->has_rr_timeout)
@@ -1463,7 +1476,7 @@ static void run_usage(FILE *f)
 	      "                 [buffer BYTES] [sndbuf BYTES] [nodelay] [detach]\n"
 	      "                 [interval SECS] [warmup SECS] [probe]\n"
 	      "                 [req BYTES] [resp BYTES] [rate TPS] [percentiles LIST]\n"
-	      "                 [timeout SECS] [rate BITS/s|Npps [burst N]]\n"
+	      "                 [timeout SECS] [rate BITS/s|Npps [burst N]] [busy-poll USECS]\n"
 	      "                 [knob IFNAME[@NETNS] KNOB]... [repeat N [confidence L,W]]\n"
 	      "                 [peer ssh://[USER@]HOST[:PORT] [peer-rx MODE] [peer-cpus LIST]\n"
 	      "                  [peer-rcvbuf BYTES] [peer-knob IFNAME[@NETNS] KNOB]...]\n"
@@ -1489,6 +1502,9 @@ static void run_usage(FILE *f)
 	      "       50,90,95,99,99.9; timeout: udp_rr gives up a transaction\n"
 	      "rate (streams): pace each flow at bits/s (100M, 2.5G) or send calls/s\n"
 	      "       (1000pps), in bursts of burst bytes or calls (default one call)\n"
+	      "busy-poll: a worker whose flows all wait spins this long (50, 200us,\n"
+	      "       10ms) after the last thing it did before it sleeps: a CPU spent\n"
+	      "       for the wake-up latency (give the sink the same)\n"
 	      "repeat N [confidence LEVEL,WIDTH] [csv [columns M,...]]: N runs, each\n"
 	      "       metric summarized (min, P10, median, mean, P90, max, stddev, CI);\n"
 	      "       confidence stops once the LEVEL interval of the mean is narrower\n"

@@ -40,6 +40,7 @@ static const enum mnl_attr_data_type sink_types[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_RX]		= MNL_TYPE_NESTED,
 	[KTGEN_A_SINK_USER_BUF]		= MNL_TYPE_U64,
 	[KTGEN_A_SINK_USER_LEN]		= MNL_TYPE_U64,
+	[KTGEN_A_SINK_BUSY_POLL]	= MNL_TYPE_U32,
 };
 
 /* One sink, text:
@@ -76,6 +77,9 @@ int sink_print_cb(const struct nlmsghdr *nlh, void *data)
 		print_u64(PRINT_JSON, "rcvbuf", NULL, v);
 		print_string(PRINT_TEXT, NULL, " rcvbuf %s", format_size(v, buf, sizeof(buf)));
 	}
+	if (tb[KTGEN_A_SINK_BUSY_POLL])
+		print_u64(PRINT_ANY, "busy_poll_us", " busy-poll %lluus",
+			  mnl_attr_get_u32(tb[KTGEN_A_SINK_BUSY_POLL]));
 	print_text("\n");
 	if (tb[KTGEN_A_SINK_RX]) {
 		print_text("  rx");
@@ -103,12 +107,14 @@ static void sink_usage(FILE *f)
 {
 	fputs("Usage: ktgen sink add tcp|udp [local ADDR] port PORT\n"
 	      "                      [rx copy|nocache|touch|discard|verify|recvmsg|user]\n"
-	      "                      [cpus LIST] [rcvbuf BYTES] [ipv6]\n"
+	      "                      [cpus LIST] [rcvbuf BYTES] [busy-poll USECS] [ipv6]\n"
 	      "       ktgen sink show [ID]\n"
 	      "       ktgen sink del ID|all\n"
 	      "local: IPv4 or IPv6 address to listen on (default: the wildcard;\n"
 	      "       ipv6 listens on the IPv6 wildcard)\n"
 	      "cpus:  CPUs for the sink's workers, e.g. 0-3,8\n"
+	      "busy-poll: a worker with nothing to do spins this long (50, 200us,\n"
+	      "           10ms) after the last thing it did before it sleeps\n"
 	      "rx user: the workers receive into this process's memory (64 KiB\n"
 	      "         each), so the stack's copy_to_user runs; the sink keeps\n"
 	      "         this process's address space until it is deleted\n", f);
@@ -124,7 +130,7 @@ static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 		return 1;
 	}
 	if (strcmp(kw, "local") && strcmp(kw, "port") && strcmp(kw, "rx") &&
-	    strcmp(kw, "cpus") && strcmp(kw, "rcvbuf")) {
+	    strcmp(kw, "cpus") && strcmp(kw, "rcvbuf") && strcmp(kw, "busy-poll")) {
 		usage_error("sink add: unknown keyword '%s'", kw);
 		return -1;
 	}
@@ -162,6 +168,14 @@ static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 			return -1;
 		}
 		a->has_rcvbuf = true;
+	}
+	if (!strcmp(kw, "busy-poll")) {
+		if (parse_usecs(val, &a->busy_poll_us)) {
+			usage_error("sink add: busy-poll needs microseconds, like 50, 200us or 10ms, not '%s'",
+				    val);
+			return -1;
+		}
+		a->has_busy_poll = true;
 	}
 	return 2;
 }
@@ -227,6 +241,8 @@ int sink_add(struct nl_ctx *ctx, const struct sink_args *a, uint32_t *id)
 		mnl_attr_put(nlh, KTGEN_A_SINK_CPUS, a->cpus_len, a->cpus);
 	if (a->has_rcvbuf)
 		mnl_attr_put_u32(nlh, KTGEN_A_SINK_RCVBUF, a->rcvbuf);
+	if (a->has_busy_poll)
+		mnl_attr_put_u32(nlh, KTGEN_A_SINK_BUSY_POLL, a->busy_poll_us);
 	if (a->ipv6)
 		mnl_attr_put(nlh, KTGEN_A_SINK_IPV6, 0, NULL);
 	if (a->rx_mode == KTGEN_RX_MODE_USER) {

@@ -24,6 +24,8 @@ struct sink_args {
 	size_t		cpus_len;
 	bool		has_rcvbuf;
 	uint32_t	rcvbuf;
+	bool		has_busy_poll;
+	uint32_t	busy_poll_us;
 	bool		ipv6;
 };
 

@@ -129,6 +129,36 @@ int parse_port(const char *s, uint16_t *port)
 	return 0;
 }
 
+/* Microseconds ("50", "50us"), or milliseconds or seconds with their unit
+ * ("2ms", "1s"), below 2^32 us.
+ */
+int parse_usecs(const char *s, uint32_t *us)
+{
+	static const struct { const char *unit; uint64_t mult; } units[] = {
+		{ "", 1 }, { "us", 1 }, { "ms", 1000 }, { "s", 1000000 },
+	};
+	uint64_t x = 0;
+	const char *p = s;
+	size_t i;
+
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p); p++) {
+		x = x * 10 + (*p - '0');
+		if (x > UINT32_MAX)
+			return -ERANGE;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(p, units[i].unit))
+			continue;
+		if (x > UINT32_MAX / units[i].mult)
+			return -ERANGE;
+		*us = x * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 /* Seconds, possibly fractional ("0.5", "10"), to milliseconds; a fraction
  * of a millisecond rounds up.
  */

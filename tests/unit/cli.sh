@@ -83,6 +83,8 @@ t sink_add_cpus 2 'cpus needs a list' sink add tcp port 1 cpus 3-1
 t sink_add_cpus_max 2 'cpus needs a list' sink add tcp port 1 cpus 1024
 t sink_add_rcvbuf 2 'rcvbuf needs a size' sink add tcp port 1 rcvbuf 4G
 t sink_add_keyword 2 "unknown keyword 'backlog'" sink add tcp port 1 backlog 5
+t sink_add_busy_poll 2 "busy-poll needs microseconds, like 50, 200us or 10ms, not '1.5ms'" sink add tcp port 1 busy-poll 1.5ms
+t sink_help_busy_poll 0 'busy-poll USECS' sink help
 t sink_add_novalue 2 'rx needs a value' sink add tcp port 1 rx
 t sink_show_id 2 "sink show: 'x' is not an id" sink show x
 t sink_show_extra 2 "sink show: unexpected '2'" sink show 1 2
@@ -101,6 +103,8 @@ t run_novalue 2 'size needs a size' run tcp_stream to 1.2.3.4 port 5 size
 t run_badsize 2 "size needs a size in bytes below 4G, not '4G'" run tcp_stream to 1.2.3.4 port 5 size 4G
 t run_badflows 2 "flows needs a number" run tcp_stream to 1.2.3.4 port 5 flows -1
 t run_badtime 2 "time needs seconds" run tcp_stream to 1.2.3.4 port 5 time 1.x
+t run_busy_poll 2 "busy-poll needs microseconds, like 50, 200us or 10ms" run tcp_rr to 1.2.3.4 port 5 busy-poll 10m
+t run_help_busy_poll 0 'busy-poll USECS' run help
 t run_badtx 2 "tx needs stack, cached" run tcp_stream to 1.2.3.4 port 5 tx copy
 t run_badto 2 "to needs an IPv4 or IPv6 address, not 'host'" run tcp_stream to host port 5
 t run_baddev 2 "dev needs the name of an existing network device" run tcp_stream to 1.2.3.4 port 5 dev ktgnodev0

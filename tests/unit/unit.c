@@ -242,7 +242,7 @@ static void test_cpulist(void)
 static void test_numbers(void)
 {
 	struct ktg_addr a;
-	uint32_t ms, v32;
+	uint32_t ms, us, v32;
 	uint16_t port;
 	char buf[64];
 
@@ -271,6 +271,19 @@ static void test_numbers(void)
 	CHECK(parse_secs_ms("-1", &ms) == -EINVAL);
 	CHECK(parse_secs_ms("1s", &ms) == -EINVAL);
 	CHECK(parse_secs_ms("1e3", &ms) == -EINVAL);
+
+	CHECK(!parse_usecs("50", &us) && us == 50);
+	CHECK(!parse_usecs("200us", &us) && us == 200);
+	CHECK(!parse_usecs("10ms", &us) && us == 10000);
+	CHECK(!parse_usecs("2s", &us) && us == 2000000);
+	CHECK(!parse_usecs("4294967295", &us) && us == UINT32_MAX);
+	CHECK(parse_usecs("4294967296", &us) == -ERANGE);
+	CHECK(parse_usecs("4295s", &us) == -ERANGE);
+	CHECK(parse_usecs("", &us) == -EINVAL);
+	CHECK(parse_usecs("ms", &us) == -EINVAL);
+	CHECK(parse_usecs("1.5ms", &us) == -EINVAL);
+	CHECK(parse_usecs("10m", &us) == -EINVAL);
+	CHECK(parse_usecs("-1", &us) == -EINVAL);
 
 	CHECK(!parse_port("5001", &port) && port == 5001);
 	CHECK(!parse_port("0", &port) && port == 0);

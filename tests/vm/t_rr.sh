@@ -115,7 +115,7 @@ t_udp_rr_loss()
 	veth_pair
 	tc -n "$NS_A" qdisc add dev ktg0 root netem loss 20%
 	ip netns exec "$NS_B" $KTGEN sink add udp port 5330 rx discard >/dev/null
-	secs=$(scaled 3)
+	secs=$(scaled 6)
 	ip netns exec "$NS_A" $KTGEN -j run udp_rr to 10.77.0.2 port 5330 time "$secs" timeout 0.05 |
 		json_check "d['state'] == 'done' and d['latency']['timeouts'] > 0 and
 			d['latency']['transactions'] > 0 and
@@ -225,3 +225,71 @@ t_rr_intervals()
 		fail "no interval line: $($KTGEN run tcp_rr to 127.0.0.1 port 5370 time 1.2 interval 0.5)"
 }
 case_add rr_intervals t_rr_intervals 60
+
+# voluntary_ctxt_switches and CPU ticks (utime + stime) of a task.
+task_sleeps() { awk '$1 == "voluntary_ctxt_switches:" { print $2 }' "/proc/$1/status"; }
+task_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+
+# busy-poll: the workers of a run and of a sink spin instead of sleeping
+# while they wait (no voluntary context switch in the middle of a tcp_rr
+# run on either side; without it each transaction is one on each), the
+# transactions are still exact, and an idle sink goes back to sleep once
+# the budget after its last work has passed.
+t_rr_busy_poll()
+{
+	local run sink s0 s1 r0 r1 t0 t1 doc bp us secs
+
+	load_module
+	veth_pair
+	secs=$(scaled 6)
+	doc=$(mktemp)
+	for bp in "" 100ms; do
+		us=0
+		[ -n "$bp" ] && us=100000
+		ip netns exec "$NS_B" $KTGEN sink add tcp port 5700 rx discard cpus 1 \
+			${bp:+busy-poll $bp} >/dev/null
+		ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5700 cpus 0 \
+			time "$secs" ${bp:+busy-poll $bp} >"$doc" &
+		sleep "$(scaled 1)"
+		run=$(pgrep '^ktgen/run' | head -1)
+		sink=$(pgrep '^ktgen/sink' | head -1)
+		[ -n "$run" ] && [ -n "$sink" ] ||
+			fail "no workers: run '$run' sink '$sink': $(wait $!; cat "$doc")"
+		s0=$(task_sleeps "$sink") r0=$(task_sleeps "$run")
+		sleep 0.5
+		s1=$(task_sleeps "$sink") r1=$(task_sleeps "$run")
+		wait $! || fail "busy-poll ${bp:-off}: the run failed: $(cat "$doc")"
+		json_check "d['state'] == 'done' and d['latency']['transactions'] > 0 and
+			d['latency']['transactions'] == d['tx']['msgs'] and
+			0 <= d['rx']['responses'] - d['latency']['transactions'] <= 1 and
+			d.get('busy_poll_us', 0) == $us" <"$doc" ||
+			fail "busy-poll ${bp:-off}: the transactions disagree"
+		log "busy-poll ${bp:-off}: $(/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["latency"]["tps"])' <"$doc") trans/s; sleeps in 0.5 s: run $((r1 - r0)), sink $((s1 - s0))"
+		if [ -z "$bp" ]; then
+			[ $((r1 - r0)) -gt 10 ] && [ $((s1 - s0)) -gt 10 ] ||
+				fail "without busy-poll the workers did not sleep per transaction"
+		else
+			[ $((r1 - r0)) -le 3 ] && [ $((s1 - s0)) -le 3 ] ||
+				fail "busy-poll: the workers slept ($((r1 - r0)) and $((s1 - s0)) times)"
+		fi
+		ip netns exec "$NS_B" $KTGEN sink del all
+	done
+	# an idle busy-polling sink sleeps again after its budget
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5701 rx discard cpus 1 busy-poll 100ms >/dev/null
+	ip netns exec "$NS_B" $KTGEN -j sink show | json_check "d[0]['busy_poll_us'] == 100000" ||
+		fail "sink show: no busy_poll_us"
+	ip netns exec "$NS_B" $KTGEN sink show | grep -q ' busy-poll 100000us$' ||
+		fail "sink show: no busy-poll in text"
+	ip netns exec "$NS_A" $KTGEN run tcp_rr to 10.77.0.2 port 5701 msgs 100 busy-poll 100ms >/dev/null
+	sleep 1
+	sink=$(pgrep '^ktgen/sink' | head -1)
+	t0=$(task_ticks "$sink")
+	sleep 2
+	t1=$(task_ticks "$sink")
+	[ $((t1 - t0)) -le 20 ] || fail "an idle busy-polling sink kept spinning: $((t1 - t0)) ticks in 2 s"
+	# the bounds, by the policy
+	expect_fail 1 "\(attribute busy-poll\)" $KTGEN sink add tcp port 5702 busy-poll 11s
+	expect_fail 1 "\(attribute busy-poll\)" $KTGEN run tcp_rr to 10.77.0.2 port 5701 busy-poll 11s
+	rm -f "$doc"
+}
+case_add rr_busy_poll t_rr_busy_poll 180 core
