@@ -18,10 +18,13 @@ import sys
 
 def metrics(s):
     """The sample's derived metrics, by name."""
+    secs = s.get("window_ns", 0) / 1e9
+    cpus = s.get("busy_jiffies", 0) / 100 / secs if secs else 0    # USER_HZ
     if s["workload"] == "rr":
-        return {"tps": s["tps"], "p99_us": s["p99_us"]}
-    secs = s["window_ns"] / 1e9
-    cpus = s["busy_jiffies"] / 100 / secs       # USER_HZ
+        m = {"tps": s["tps"], "p99_us": s["p99_us"]}
+        if cpus:
+            m.update(cpus=cpus, tps_per_cpu=s["tps"] / cpus)
+        return m
     m = {"cpus": cpus}
     if s["workload"] == "udp64":
         m["rx_pps"] = s["rx_pkts"] / secs
@@ -44,14 +47,18 @@ COMPARISONS = [
     ("tcp16", "ktgen-zerocopy", "iperf3", "gbps_per_cpu", True, 1.5),
     ("tcp16", "ktgen-cached", "iperf3", "gbps", True, None),
     ("tcp16", "ktgen-cached", "netperf", "gbps_per_cpu", True, None),
-    ("rr", "ktgen", "netperf", "tps", True, 2.0),
+    ("rr", "ktgen-busy", "netperf", "tps", True, 2.0),
+    ("rr", "ktgen-busy", "netperf", "tps_per_cpu", True, None),
+    ("rr", "ktgen-busy", "netperf", "p99_us", False, None),
+    ("rr", "ktgen", "netperf", "tps", True, None),
+    ("rr", "ktgen", "netperf", "tps_per_cpu", True, None),
     ("rr", "ktgen", "netperf", "p99_us", False, None),
     ("rr", "ktgen", "sockperf", "tps", True, None),
 ]
 
 UNITS = {"rx_pps": "dgram/s", "tx_pps": "pkt/s", "rx_pps_per_cpu": "dgram/s/CPU",
          "tx_pps_per_cpu": "pkt/s/CPU", "gbps": "Gbit/s", "gbps_per_cpu": "Gbit/s/CPU",
-         "tps": "trans/s", "p99_us": "us"}
+         "tps": "trans/s", "tps_per_cpu": "trans/s/CPU", "p99_us": "us"}
 
 
 def cv(v):
@@ -73,7 +80,7 @@ def main():
     comps = []
     for w, mine, anchor, m, higher, target in COMPARISONS:
         a, b = by.get((w, mine), {}), by.get((w, anchor), {})
-        pairs = sorted(set(a) & set(b))
+        pairs = sorted(p for p in set(a) & set(b) if m in a[p] and m in b[p])
         ratios = [a[p][m] / b[p][m] for p in pairs if b[p][m]]
         if not ratios:
             continue

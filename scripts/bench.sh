@@ -12,9 +12,11 @@
 #   tcp16  16 TCP flows of 64000-byte writes: ktgen tx cached, ktgen tx
 #          zerocopy, iperf3 -P 16, 16 netperf TCP_STREAMs; bits/s at the
 #          receiving veth
-#   rr     TCP_RR 1/1: ktgen tcp_rr, netperf TCP_RR, sockperf ping-pong
-#          (14 bytes: its smallest message); transactions/s and p99, as
-#          each tool reports them
+#   rr     TCP_RR 1/1: ktgen tcp_rr, the same with busy-poll at both ends
+#          (ktgen-busy: no scheduler wake-up per transaction, two CPUs
+#          spinning), netperf TCP_RR, sockperf ping-pong (14 bytes: its
+#          smallest message); transactions/s and p99, as each tool reports
+#          them, and the guest's busy CPUs over the run
 #
 # Every stream is measured by the same meter, whatever the tool: the
 # namespaces' counters and /proc/stat read over a window inside the run
@@ -142,14 +144,17 @@ tcp16()
 }
 
 # Request/response: each tool's own count and p99 (sockperf's is half a
-# round trip unless --full-rtt).
+# round trip unless --full-rtt), and the CPUs the guest kept busy from the
+# tool's start to its end.
 rr()
 {
-	local out tps p99
+	local out tps p99 s0 s1
 
+	s0=$(snap)
 	case $1 in
-	ktgen)
-		out=$(ip netns exec "$na" "$k" -j run tcp_rr to $B port 5002 time "$secs")
+	ktgen|ktgen-busy)
+		out=$(ip netns exec "$na" "$k" -j run tcp_rr to $B \
+			port $([ "$1" = ktgen ] && echo 5002 || echo "5003 busy-poll 100ms") time "$secs")
 		read -r tps p99 <<<"$(echo "$out" | /usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin)["latency"]
@@ -163,8 +168,11 @@ print(d["tps"], d["percentiles_ns"]["p99"] / 1e3)')" ;;
 			awk 'NR == 1 { printf "%.1f", $1 / $2 }')
 		p99=$(echo "$out" | sed -n 's/.*percentile 99.000 = *\([0-9.]*\).*/\1/p' | head -1) ;;
 	esac
-	printf '{"workload": "rr", "tool": "%s", "pair": %d, "tps": %s, "p99_us": %s}\n' \
-		"$1" "$2" "${tps:-0}" "${p99:-0}"
+	s1=$(snap)
+	# shellcheck disable=SC2086
+	set -- "$1" "$2" $s0 $s1
+	printf '{"workload": "rr", "tool": "%s", "pair": %d, "tps": %s, "p99_us": %s, "window_ns": %d, "busy_jiffies": %d}\n' \
+		"$1" "$2" "${tps:-0}" "${p99:-0}" $((${9} - $4)) $((${8} - $3))
 }
 
 # round WORKLOAD PAIR TOOL...: every tool once, in reverse on odd pairs.
@@ -200,6 +208,7 @@ guest()
 	pb=$!
 	ip netns exec $nb "$k" sink add udp port 5001 rx discard >/dev/null
 	ip netns exec $nb "$k" sink add tcp port 5002 rx discard >/dev/null
+	ip netns exec $nb "$k" sink add tcp port 5003 rx discard busy-poll 100ms >/dev/null
 	ip netns exec $nb iperf3 -s -D -p 5201
 	ip netns exec $nb netserver -p 12865 >/dev/null
 	ip netns exec $nb sockperf sr --tcp -i $B -p 11111 --daemonize >/dev/null 2>&1
@@ -209,7 +218,7 @@ guest()
 		for p in $(seq "$pairs"); do
 			round udp64 "$p" ktgen iperf3 pktgen
 			round tcp16 "$p" ktgen-cached ktgen-zerocopy iperf3 netperf
-			round rr "$p" ktgen netperf sockperf
+			round rr "$p" ktgen ktgen-busy netperf sockperf
 			echo "bench: pair $p of $pairs done" >&2
 		done
 	} >/mnt/out/samples.jsonl

@@ -27,9 +27,10 @@ sample()
 	# tcp16: 1.25e8 bytes in 1 s = 1 Gbit/s on 0.5 CPU against 1 on 1 CPU.
 	sample tcp16 ktgen-cached 1 0 0 125000000 50
 	sample tcp16 iperf3 1 0 0 125000000 100
-	# rr: tool-reported
+	# rr: tool-reported, CPUs over the run (ktgen-busy: 2 CPUs for 2 s)
 	echo '{"workload": "rr", "tool": "ktgen", "pair": 1, "tps": 3000, "p99_us": 50}'
-	echo '{"workload": "rr", "tool": "netperf", "pair": 1, "tps": 1000, "p99_us": 100}'
+	echo '{"workload": "rr", "tool": "ktgen-busy", "pair": 1, "tps": 4000, "p99_us": 40, "window_ns": 2000000000, "busy_jiffies": 400}'
+	echo '{"workload": "rr", "tool": "netperf", "pair": 1, "tps": 1000, "p99_us": 100, "window_ns": 2000000000, "busy_jiffies": 100}'
 } >"$tmp/samples.jsonl"
 
 out=$(/usr/bin/python3 "$report" "$tmp/samples.jsonl" "$tmp" "test setup" abc1234 2>&1)
@@ -66,8 +67,13 @@ check tcp_gbps_per_cpu "abs(c('tcp16', 'ktgen-cached', 'iperf3', 'gbps_per_cpu')
 	c('tcp16', 'ktgen-cached', 'iperf3', 'gbps_per_cpu')['ratio_median'] == 2.0 and
 	c('tcp16', 'ktgen-cached', 'iperf3', 'gbps_per_cpu')['met'] is True"
 check rr_tps_met "c('rr', 'ktgen', 'netperf', 'tps')['ratio_median'] == 3.0 and
-	c('rr', 'ktgen', 'netperf', 'tps')['met'] is True and
+	c('rr', 'ktgen', 'netperf', 'tps')['met'] is None and
+	c('rr', 'ktgen-busy', 'netperf', 'tps')['ratio_median'] == 4.0 and
+	c('rr', 'ktgen-busy', 'netperf', 'tps')['met'] is True and
 	c('rr', 'ktgen', 'netperf', 'p99_us')['higher_is_better'] is False"
+# per CPU: 4000/2 against 1000/0.5; none for a sample without CPUs
+check rr_per_cpu "c('rr', 'ktgen-busy', 'netperf', 'tps_per_cpu')['ratio_median'] == 1.0 and
+	c('rr', 'ktgen', 'netperf', 'tps_per_cpu') is None"
 check no_anchor_no_row "c('udp64', 'ktgen', 'pktgen', 'tx_pps') is None and
 	c('rr', 'ktgen', 'sockperf', 'tps') is None and
 	c('tcp16', 'ktgen-zerocopy', 'iperf3', 'gbps_per_cpu') is None"
