@@ -148,7 +148,7 @@ int parse_usecs(const char *s, uint32_t *us)
 		if (x > UINT32_MAX)
 			return -ERANGE;
 	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
 		if (strcmp(p, units[i].unit))
 			continue;
 		if (x > UINT32_MAX / units[i].mult)
