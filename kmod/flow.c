@@ -18,6 +18,9 @@
 #include <linux/delay.h>
 #include <linux/highmem.h>
 #include <linux/tcp.h>
+#include <linux/udp.h>
+#include <net/dst.h>
+#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
@@ -122,6 +125,54 @@ static int ktg_flow_socket(struct ktg_flow *f, struct netlink_ext_ack *extack, i
 	return 0;
 }
 
+/*
+ * UDP gso: the socket's UDP_SEGMENT is the run's size, so one send of
+ * several datagrams leaves as one GSO skb. The stack refuses such sends
+ * (EINVAL, EIO) when a datagram does not fit the route's MTU or its device
+ * does not offload checksums: both are known once connected, and refused
+ * here with a reason rather than failing the first send.
+ */
+static int ktg_flow_gso(struct ktg_flow *f, struct netlink_ext_ack *extack)
+{
+	struct ktg_run_params *p = &f->run->p;
+	struct sock *sk = f->sock->sk;
+	bool v6 = sk->sk_family == AF_INET6;
+	u32 hdrs = sizeof(struct udphdr) + (v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+	netdev_features_t csum = NETIF_F_HW_CSUM | (v6 ? NETIF_F_IPV6_CSUM : NETIF_F_IP_CSUM);
+	struct dst_entry *dst;
+	int gso_size = p->size, err = 0;
+
+	dst = sk_dst_get(sk);
+	if (dst) {
+		if (p->size + hdrs > dst_mtu(dst)) {
+			NL_SET_ERR_MSG(extack, "gso: a datagram this size exceeds the route's MTU");
+			err = -EMSGSIZE;
+		} else if (!dst->dev || !(dst->dev->features & csum)) {
+			NL_SET_ERR_MSG(extack,
+				       "gso: the route's device does not offload checksums");
+			err = -EOPNOTSUPP;
+		}
+		dst_release(dst);
+		if (err)
+			return err;
+	}
+	err = f->sock->ops->setsockopt(f->sock, SOL_UDP, UDP_SEGMENT,
+				       KERNEL_SOCKPTR(&gso_size), sizeof(gso_size));
+	if (err) {
+		NL_SET_ERR_MSG(extack, "gso: the socket refused UDP_SEGMENT");
+		return err;
+	}
+	/* each datagram a header and its payload's pieces of the source ring */
+	f->gso_hdr = kmalloc_array(p->gso, sizeof(*f->gso_hdr), GFP_KERNEL);
+	f->gso_iov = kmalloc_array(2 * p->gso + KTG_DGRAM_PAGES, sizeof(*f->gso_iov),
+				   GFP_KERNEL);
+	if (!f->gso_hdr || !f->gso_iov) {
+		NL_SET_ERR_MSG(extack, "no memory for the flow's gso batch");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 {
 	struct ktg_run *run = f->run;
@@ -141,6 +192,11 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 	/* tcp-crr connects for each transaction */
 	if (!ktg_flow_crr(f)) {
 		err = ktg_flow_socket(f, extack, &cerr);
+		if (err)
+			return err;
+	}
+	if (p->gso && !cerr) {
+		err = ktg_flow_gso(f, extack);
 		if (err)
 			return err;
 	}
@@ -207,6 +263,10 @@ void ktg_flow_close(struct ktg_flow *f)
 	ktg_pages_free(&f->stage);
 	kfree(f->rbuf);
 	f->rbuf = NULL;
+	kfree(f->gso_hdr);
+	f->gso_hdr = NULL;
+	kfree(f->gso_iov);
+	f->gso_iov = NULL;
 }
 
 /* After the workers are gone: the histogram stays for the results. */
@@ -507,6 +567,50 @@ static int ktg_send_dgram(struct ktg_flow *f, u32 len, u32 magic, u64 seq)
 	return kernel_sendmsg(f->sock, &msg, iov, n, len);
 }
 
+/*
+ * UDP stack with gso: the call's msg_n datagrams as one kvec list, each
+ * with its header, in one kernel_sendmsg(); UDP_SEGMENT makes the stack
+ * build one GSO skb of them. All but the last are the run's size (a byte
+ * limit can shorten the last): each is laid out as ktg_send_dgram() does.
+ */
+static int ktg_send_dgram_gso(struct ktg_flow *f)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct ktg_run *run = f->run;
+	u32 size = run->p.size, left = f->msg_left, i, len, plen;
+	struct kvec *iov = f->gso_iov;
+	int n = 0;
+
+	for (i = 0; i < f->msg_n; i++, left -= len) {
+		u64 seq = f->seq + i;
+
+		len = min(left, size);
+		plen = len;
+		if (len >= sizeof(struct ktg_dgram)) {
+			ktg_dgram_head(f, &f->gso_hdr[i], KTG_MAGIC_DATA, seq);
+			iov[n].iov_base = &f->gso_hdr[i];
+			iov[n].iov_len = sizeof(struct ktg_dgram);
+			n++;
+			plen -= sizeof(struct ktg_dgram);
+		}
+		n += ktg_src_kvecs(run, seq * plen, plen, iov + n);
+	}
+	return kernel_sendmsg(f->sock, &msg, iov, n, f->msg_left);
+}
+
+/* gso: more datagrams for the call while the run's limits allow them. */
+static void ktg_gso_reserve(struct ktg_flow *f)
+{
+	struct ktg_run *run = f->run;
+	u32 len;
+
+	while (f->msg_n < run->p.gso && f->msg_left == f->msg_n * run->p.size &&
+	       ktg_run_reserve(run, &len)) {
+		f->msg_left += len;
+		f->msg_n++;
+	}
+}
+
 /* The datagram's ktgen header (@hlen bytes: the header or 0) corked with
  * MSG_MORE for the payload to follow: @hlen, or -errno.
  */
@@ -720,7 +824,7 @@ static int ktg_flow_hello(struct ktg_flow *f)
  */
 #define KTG_PACE_SLACK		(500 * NSEC_PER_USEC)
 
-static bool ktg_flow_paced(struct ktg_flow *f, u32 len)
+static bool ktg_flow_paced(struct ktg_flow *f, u32 len, u32 pkts)
 {
 	const struct ktg_run_params *p = &f->run->p;
 	u64 cost, burst;
@@ -739,6 +843,7 @@ static bool ktg_flow_paced(struct ktg_flow *f, u32 len)
 	} else {
 		cost = div_u64(NSEC_PER_SEC, p->pace_pps);
 		burst = cost * p->burst;
+		cost *= pkts;
 	}
 	burst = p->burst ? max(burst, cost) : cost + KTG_PACE_SLACK;
 	/* credit for at most one burst: the burst's first call goes now */
@@ -765,18 +870,25 @@ static int ktg_flow_send_one(struct ktg_flow *f)
 	if (ktg_flow_tcp(f) && f->hello_sent < sizeof(f->hello))
 		return ktg_flow_hello(f);
 	if (!f->msg_left) {
-		if (!ktg_flow_paced(f, run->p.size))
+		u32 batch = run->p.gso ?: 1;
+
+		if (!ktg_flow_paced(f, run->p.size * batch, batch))
 			return -EAGAIN;
 		if (!ktg_run_reserve(run, &len)) {
 			ktg_flow_drain_start(f);
 			return 1;
 		}
 		f->msg_left = len;
+		f->msg_n = 1;
+		if (run->p.gso)
+			ktg_gso_reserve(f);
 		if (unlikely(READ_ONCE(test_send_delay_ns)))
 			ndelay(min(READ_ONCE(test_send_delay_ns), 1000000U));
 	}
 	if (!ktg_flow_tcp(f)) {
-		if (run->p.tx_mode == KTGEN_TX_MODE_STACK)
+		if (f->msg_n > 1)
+			ret = ktg_send_dgram_gso(f);
+		else if (run->p.tx_mode == KTGEN_TX_MODE_STACK)
 			ret = ktg_send_dgram(f, f->msg_left, KTG_MAGIC_DATA, f->seq);
 		else if (run->p.tx_mode == KTGEN_TX_MODE_USER)
 			ret = ktg_send_dgram_user(f, f->msg_left);
@@ -784,14 +896,14 @@ static int ktg_flow_send_one(struct ktg_flow *f)
 			ret = ktg_send_dgram_pages(f, f->msg_left);
 		if ((ret == -ENOBUFS && !f->stage_blocked) || ret == -ENOMEM) {
 			/* Dropped before the wire: not sent, and not lost. */
-			atomic64_inc(&run->send_errors);
+			atomic64_add(f->msg_n, &run->send_errors);
 			f->msg_left = 0;
 			return 1;
 		}
 		if (ret > 0) {
-			f->seq++;
+			f->seq += f->msg_n;
 			f->bytes += ret;
-			f->msgs++;
+			f->msgs += f->msg_n;
 			f->msg_left = 0;
 		}
 		return ret;

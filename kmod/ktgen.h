@@ -198,6 +198,7 @@ void ktg_sinks_destroy_all(struct ktg_net *kn);
 /* Runs (run.c) and their flows (flow.c). */
 #define KTG_MAX_FLOWS		1024
 #define KTG_MAX_UDP_SIZE	65507
+#define KTG_MAX_GSO		64	/* UDP_MAX_SEGMENTS before 6.9 */
 #define KTG_DEFAULT_BUFFER	SZ_64K
 #define KTG_MAX_PERCENTILES	16
 struct ktg_run;
@@ -230,6 +231,7 @@ struct ktg_run_params {
 	u32			pace_pps;
 	u32			burst;
 	u32			busy_poll_us;
+	u32			gso;		/* udp_stream: datagrams per call */
 	u32			npercentiles;
 	u32			percentiles[KTG_MAX_PERCENTILES];	/* ppm */
 };

@@ -147,6 +147,7 @@ static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_PACE_PPS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_pace_pps_range),
 	[KTGEN_A_RUN_BURST]		= NLA_POLICY_MIN(NLA_U32, 1),
 	[KTGEN_A_RUN_BUSY_POLL]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_busy_poll_range),
+	[KTGEN_A_RUN_GSO]		= NLA_POLICY_RANGE(NLA_U32, 2, KTG_MAX_GSO),
 };
 
 static void *ktg_nl_reply_put(struct sk_buff **msg, struct genl_info *info, u8 cmd)
@@ -696,6 +697,31 @@ static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
 	return 0;
 }
 
+/* UDP GSO: stack-sent udp_stream datagrams, as many as one send holds. */
+static int ktg_nl_gso(struct genl_info *info, struct ktg_run_params *p)
+{
+	struct nlattr *attr = info->attrs[KTGEN_A_RUN_GSO];
+	struct netlink_ext_ack *extack = info->extack;
+
+	p->gso = ktg_nl_u32(info, KTGEN_A_RUN_GSO, 0);
+	if (!p->gso)
+		return 0;
+	if (p->test != KTGEN_TEST_UDP_STREAM) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "gso batches udp_stream datagrams only");
+		return -EINVAL;
+	}
+	if (p->tx_mode != KTGEN_TX_MODE_STACK) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "gso sends with tx stack only");
+		return -EINVAL;
+	}
+	if ((u64)p->size * p->gso > KTG_MAX_UDP_SIZE) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "gso datagrams of this size exceed the 65507 bytes of one send");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 {
 	struct nlattr **tb = info->attrs;
@@ -729,6 +755,9 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 				    "a UDP datagram carries at most 65507 bytes");
 		return -EINVAL;
 	}
+	err = ktg_nl_gso(info, p);
+	if (err)
+		return err;
 	if (!!p->time_ms + !!p->bytes + !!p->msgs > 1) {
 		NL_SET_ERR_MSG(extack, "give one limit: time, bytes or msgs");
 		return -EINVAL;

@@ -704,6 +704,7 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	    (p->pace_pps && nla_put_u32(msg, KTGEN_A_RUN_PACE_PPS, p->pace_pps)) ||
 	    (p->burst && nla_put_u32(msg, KTGEN_A_RUN_BURST, p->burst)) ||
 	    (p->busy_poll_us && nla_put_u32(msg, KTGEN_A_RUN_BUSY_POLL, p->busy_poll_us)) ||
+	    (p->gso && nla_put_u32(msg, KTGEN_A_RUN_GSO, p->gso)) ||
 	    nla_put_u32(msg, KTGEN_A_RUN_STATE, run->state) ||
 	    (run->error && (nla_put_u32(msg, KTGEN_A_RUN_ERROR, -run->error) ||
 			    nla_put_u32(msg, KTGEN_A_RUN_ERROR_FLOW, run->error_flow))) ||

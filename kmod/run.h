@@ -37,6 +37,7 @@ struct ktg_flow {
 	u32			hello_sent;
 	u64			off;		/* payload bytes sent */
 	u32			msg_left;	/* bytes left of the current send call */
+	u32			msg_n;		/* UDP: datagrams in it (gso: up to p.gso) */
 	u32			seq0;		/* TCP snd_una once connected */
 	u64			seq;		/* UDP datagrams sent */
 	u32			closes;		/* UDP closing datagrams sent */
@@ -52,6 +53,10 @@ struct ktg_flow {
 	u8			tx_n;
 
 	bool			stage_blocked;	/* every staging page in flight */
+
+	/* UDP gso: the headers and kvecs of one send call's datagrams */
+	struct ktg_dgram	*gso_hdr;
+	struct kvec		*gso_iov;
 
 	u64			bytes;
 	u64			msgs;

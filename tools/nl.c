@@ -118,6 +118,7 @@ static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_PACE_PPS]		= "pace-pps",
 	[KTGEN_A_RUN_BURST]		= "burst",
 	[KTGEN_A_RUN_BUSY_POLL]		= "busy-poll",
+	[KTGEN_A_RUN_GSO]		= "gso",
 };
 
 static const char * const flow_names[KTGEN_A_FLOW_MAX + 1] = {

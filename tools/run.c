@@ -98,6 +98,7 @@ static const enum mnl_attr_data_type run_types[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_PACE_PPS]		= MNL_TYPE_U32,
 	[KTGEN_A_RUN_BURST]		= MNL_TYPE_U32,
 	[KTGEN_A_RUN_BUSY_POLL]		= MNL_TYPE_U32,
+	[KTGEN_A_RUN_GSO]		= MNL_TYPE_U32,
 };
 
 static const enum mnl_attr_data_type latency_types[KTGEN_A_LATENCY_MAX + 1] = {
@@ -256,6 +257,7 @@ static void print_run_config(const struct nlattr **tb)
 	print_enum(tb[KTGEN_A_RUN_TX_MODE], "tx_mode", " tx %s", tx_mode_names,
 		   ARRAY_SIZE(tx_mode_names));
 	print_opt_u32(tb[KTGEN_A_RUN_SIZE], "size", " size %llu");
+	print_opt_u32(tb[KTGEN_A_RUN_GSO], "gso", " gso %llu");
 	print_opt_u32(tb[KTGEN_A_RUN_FLOWS], "flows", " flows %llu");
 	print_cpus(tb[KTGEN_A_RUN_CPUS], " cpus %s");
 	print_opt_u32(tb[KTGEN_A_RUN_TIME_MS], "time_ms", NULL);
@@ -867,6 +869,8 @@ struct run_args {
 	uint32_t	burst;
 	bool		has_busy_poll;
 	uint32_t	busy_poll_us;
+	bool		has_gso;
+	uint32_t	gso;
 	size_t		npct;
 	uint32_t	pct[16];		/* ppm */
 	bool		has_rr_timeout;
@@ -1013,6 +1017,12 @@ static int kw_busy_poll(struct run_args *a, const char *v)
 	return parse_usecs(v, &a->busy_poll_us);
 }
 
+static int kw_gso(struct run_args *a, const char *v)
+{
+	a->has_gso = true;
+	return parse_u32(v, &a->gso);
+}
+
 static int kw_burst(struct run_args *a, const char *v)
 {
 	a->has_burst = true;
@@ -1084,6 +1094,7 @@ static const struct run_kw {
 	{ "percentiles", kw_percentiles, "up to 16 percentiles like 50,90,99.9" },
 	{ "timeout",	kw_rr_timeout,	"seconds, like 1 or 0.2" },
 	{ "busy-poll",	kw_busy_poll,	"microseconds, like 50, 200us or 10ms" },
+	{ "gso",	kw_gso,		"datagrams per send call, 2 to 64" },
 };
 
 /* One "keyword [value]" of a run; returns the words used, or -1. */
@@ -1244,6 +1255,8 @@ static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_BURST, a->burst);
 	if (a->has_busy_poll)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_BUSY_POLL, a->busy_poll_us);
+	if (a->has_gso)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_GSO, a->gso);
 	if (a->npct)
 		mnl_attr_put(nlh, KTGEN_A_RUN_PERCENTILES, a->npct * sizeof(a->pct[0]), a->pct);
 	if (a->has_rr_timeout)
@@ -1477,6 +1490,7 @@ static void run_usage(FILE *f)
 	      "                 [interval SECS] [warmup SECS] [probe]\n"
 	      "                 [req BYTES] [resp BYTES] [rate TPS] [percentiles LIST]\n"
 	      "                 [timeout SECS] [rate BITS/s|Npps [burst N]] [busy-poll USECS]\n"
+	      "                 [gso N]\n"
 	      "                 [knob IFNAME[@NETNS] KNOB]... [repeat N [confidence L,W]]\n"
 	      "                 [peer ssh://[USER@]HOST[:PORT] [peer-rx MODE] [peer-cpus LIST]\n"
 	      "                  [peer-rcvbuf BYTES] [peer-knob IFNAME[@NETNS] KNOB]...]\n"
@@ -1505,6 +1519,10 @@ static void run_usage(FILE *f)
 	      "busy-poll: a worker whose flows all wait spins this long (50, 200us,\n"
 	      "       10ms) after the last thing it did before it sleeps: a CPU spent\n"
 	      "       for the wake-up latency (give the sink the same)\n"
+	      "gso N (udp_stream, tx stack): N datagrams per send call as one UDP GSO\n"
+	      "       skb, segmented by the core before a device without UDP\n"
+	      "       segmentation offload, or by the receiver (veth, lo); with\n"
+	      "       rate Npps, N datagrams count N\n"
 	      "repeat N [confidence LEVEL,WIDTH] [csv [columns M,...]]: N runs, each\n"
 	      "       metric summarized (min, P10, median, mean, P90, max, stddev, CI);\n"
 	      "       confidence stops once the LEVEL interval of the mean is narrower\n"

@@ -105,6 +105,8 @@ t run_badflows 2 "flows needs a number" run tcp_stream to 1.2.3.4 port 5 flows -
 t run_badtime 2 "time needs seconds" run tcp_stream to 1.2.3.4 port 5 time 1.x
 t run_busy_poll 2 "busy-poll needs microseconds, like 50, 200us or 10ms" run tcp_rr to 1.2.3.4 port 5 busy-poll 10m
 t run_help_busy_poll 0 'busy-poll USECS' run help
+t run_gso 2 "gso needs datagrams per send call, 2 to 64, not 'x'" run udp_stream to 1.2.3.4 port 5 gso x
+t run_help_gso 0 'gso N \(udp_stream, tx stack\)' run help
 t run_badtx 2 "tx needs stack, cached" run tcp_stream to 1.2.3.4 port 5 tx copy
 t run_badto 2 "to needs an IPv4 or IPv6 address, not 'host'" run tcp_stream to host port 5
 t run_baddev 2 "dev needs the name of an existing network device" run tcp_stream to 1.2.3.4 port 5 dev ktgnodev0
