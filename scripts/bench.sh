@@ -9,6 +9,11 @@
 #          (into ktgen's sink); datagrams/s queued to the receiving socket
 #          (the receiving veth's packets less those its UDP refused) and
 #          sent (the sending veth's tx_packets)
+#   udp64-nic  the same over ktgen's virtual NIC pair (a driver with rings,
+#          NAPI and page pools) and ktgen-gso (gso 64: one UDP GSO skb a
+#          call, cut into 64-byte frames by the core before the driver,
+#          which has no UDP segmentation offload): frames, not skbs, at
+#          both devices. (veth takes GSO skbs whole: no ktgen-gso there.)
 #   tcp16  16 TCP flows of 64000-byte writes: ktgen tx cached, ktgen tx
 #          zerocopy, iperf3 -P 16, 16 netperf TCP_STREAMs; bits/s at the
 #          receiving veth
@@ -41,6 +46,10 @@ secs=${2:-3}
 lead=1.5
 A=10.79.0.1
 B=10.79.0.2
+NA=10.80.0.1	# the NIC pair
+NB=10.80.0.2
+dev_a=ktgb0	# the sending and the receiving device the meter reads
+dev_b=ktgb1
 
 # --- in the guest ------------------------------------------------------
 
@@ -57,8 +66,8 @@ snap()
 	FILENAME ~ /snmp$/ && $1 == "Udp:" && $2 ~ /^[0-9]/ { refused = $3 + $4 }
 	# "ktgb1:123456789 ...": no blank after the colon once a count is long
 	FILENAME ~ /dev$/ { sub(/:/, ": "); $0 = $0 }
-	FILENAME ~ /^\/proc\/'"$pb"'\/net\/dev$/ && $1 == "ktgb1:" { rxb = $2; rxp = $3 }
-	FILENAME ~ /^\/proc\/'"$pa"'\/net\/dev$/ && $1 == "ktgb0:" { txp = $11 }
+	FILENAME ~ /^\/proc\/'"$pb"'\/net\/dev$/ && $1 == "'"$dev_b"':" { rxb = $2; rxp = $3 }
+	FILENAME ~ /^\/proc\/'"$pa"'\/net\/dev$/ && $1 == "'"$dev_a"':" { txp = $11 }
 	END { print busy, t, rxp - refused, txp, rxb }' \
 		/proc/stat "/proc/$pb/net/snmp" "/proc/$pb/net/dev" "/proc/$pa/net/dev"
 }
@@ -88,25 +97,29 @@ T()
 	echo "$lead + $secs + 1" | bc
 }
 
+# pktgen_setup DST: pktgen's one device the meter's sending one, towards
+# DST on the receiving one.
 pktgen_setup()
 {
 	local mac
 
-	modprobe pktgen
-	mac=$(ip netns exec "$nb" cat /sys/class/net/ktgb1/address)
+	mac=$(ip netns exec "$nb" cat "/sys/class/net/$dev_b/address")
 	ip netns exec "$na" sh -c "
 		echo rem_device_all >/proc/net/pktgen/kpktgend_0
-		echo add_device ktgb0 >/proc/net/pktgen/kpktgend_0
-		d=/proc/net/pktgen/ktgb0
-		for c in 'count 0' 'clone_skb 0' 'pkt_size 106' 'delay 0' 'dst $B' \
+		echo add_device $dev_a >/proc/net/pktgen/kpktgend_0
+		d=/proc/net/pktgen/$dev_a
+		for c in 'count 0' 'clone_skb 0' 'pkt_size 106' 'delay 0' 'dst $1' \
 			 'dst_mac $mac' 'udp_dst_min 5001' 'udp_dst_max 5001' \
 			 'udp_src_min 9' 'udp_src_max 9'; do
 			echo \"\$c\" >\$d
 		done"
 }
 
+# pktgen_run DST SECS
 pktgen_run()
 {
+	pktgen_setup "$1"
+	shift
 	ip netns exec "$na" sh -c 'echo start >/proc/net/pktgen/pgctrl' &
 	sleep "$1"
 	ip netns exec "$na" sh -c 'echo stop >/proc/net/pktgen/pgctrl'
@@ -123,13 +136,28 @@ netperf_streams()
 	wait
 }
 
+# udp64_on WORKLOAD DST TOOL PAIR
+udp64_on()
+{
+	case $3 in
+	ktgen)	window "$1" ktgen "$4" ip netns exec "$na" "$k" run udp_stream to "$2" port 5001 size 64 time "$(T)" ;;
+	ktgen-gso) window "$1" ktgen-gso "$4" ip netns exec "$na" "$k" run udp_stream to "$2" port 5001 \
+			size 64 gso 64 time "$(T)" ;;
+	iperf3)	window "$1" iperf3 "$4" ip netns exec "$na" iperf3 -c "$2" -p 5201 -u -b 0 -l 64 -t "$(T)" ;;
+	pktgen)	window "$1" pktgen "$4" pktgen_run "$2" "$(T)" ;;
+	esac
+}
+
 udp64()
 {
-	case $1 in
-	ktgen)	window udp64 ktgen "$2" ip netns exec "$na" "$k" run udp_stream to $B port 5001 size 64 time "$(T)" ;;
-	iperf3)	window udp64 iperf3 "$2" ip netns exec "$na" iperf3 -c $B -p 5201 -u -b 0 -l 64 -t "$(T)" ;;
-	pktgen)	window udp64 pktgen "$2" pktgen_run "$(T)" ;;
-	esac
+	udp64_on udp64 $B "$@"
+}
+
+udp64_nic()
+{
+	dev_a=ktn0 dev_b=ktn1
+	udp64_on udp64-nic $NB "$@"
+	dev_a=ktgb0 dev_b=ktgb1
 }
 
 tcp16()
@@ -200,7 +228,9 @@ guest()
 	export PATH=$KTGEN_TOOLS/usr/bin:$PATH
 	export LD_LIBRARY_PATH=$KTGEN_TOOLS/usr/lib/x86_64-linux-gnu
 	insmod "$KTGEN_KO"
+	modprobe pktgen
 	bench_veth $na ktgb0 $A $nb ktgb1 $B
+	bench_nic "$k" $na ktn0 $NA $nb ktn1 $NB
 	# A process in each namespace: its /proc/PID/net is the namespace's.
 	ip netns exec $na sleep infinity &
 	pa=$!
@@ -212,11 +242,11 @@ guest()
 	ip netns exec $nb iperf3 -s -D -p 5201
 	ip netns exec $nb netserver -p 12865 >/dev/null
 	ip netns exec $nb sockperf sr --tcp -i $B -p 11111 --daemonize >/dev/null 2>&1
-	pktgen_setup
 	echo "== bench: $pairs pairs, ${secs} s windows, $(nproc) CPU(s), $(uname -r)${KTGEN_BENCH_ICOUNT:+, icount shift=$KTGEN_BENCH_ICOUNT}"
 	{
 		for p in $(seq "$pairs"); do
 			round udp64 "$p" ktgen iperf3 pktgen
+			round udp64_nic "$p" ktgen ktgen-gso iperf3 pktgen
 			round tcp16 "$p" ktgen-cached ktgen-zerocopy iperf3 netperf
 			round rr "$p" ktgen ktgen-busy netperf sockperf
 			echo "bench: pair $p of $pairs done" >&2
@@ -235,11 +265,11 @@ fi
 tools=$("$here/deb-root.sh" bench-tools bookworm iperf3 libiperf0 libsctp1 netperf sockperf \
 	-- usr/bin/iperf3 usr/bin/netperf usr/bin/netserver usr/bin/sockperf)
 out=$(mktemp -d /tmp/ktgen-bench.XXXXXX)
-# 10 runs a pair of lead + secs + 1 guest seconds, ~4 host s each under
+# 14 runs a pair of lead + secs + 1 guest seconds, ~4 host s each under
 # TCG (~12 under icount), plus the boot.
 per=5
 [ -n "${KTGEN_BENCH_ICOUNT:-}" ] && per=14
-setup=$("$here/bench-vm.sh" --result samples.jsonl "$out" $((pairs * 10 * (secs + 3) * per + 300)) \
+setup=$("$here/bench-vm.sh" --result samples.jsonl "$out" $((pairs * 14 * (secs + 3) * per + 300)) \
 	env KTGEN_TOOLS="$tools" "$here/bench.sh" "$pairs" "$secs")
 mkdir -p "$top/bench"
 /usr/bin/python3 "$here/bench-report.py" "$out/samples.jsonl" "$top/bench" \

@@ -24,6 +24,9 @@ sample()
 	sample udp64 iperf3 2 1000 1000 0 200
 	sample udp64 ktgen 3 3000 3000 0 100
 	sample udp64 iperf3 3 1000 1000 0 100
+	# udp64-nic: ktgen-gso 6000/s on 1.5 CPUs against iperf3 1000/s on 1.
+	sample udp64-nic ktgen-gso 1 6000 6000 0 150
+	sample udp64-nic iperf3 1 1000 1000 0 100
 	# tcp16: 1.25e8 bytes in 1 s = 1 Gbit/s on 0.5 CPU against 1 on 1 CPU.
 	sample tcp16 ktgen-cached 1 0 0 125000000 50
 	sample tcp16 iperf3 1 0 0 125000000 100
@@ -63,6 +66,10 @@ check udp_target_met "c('udp64', 'ktgen', 'iperf3', 'rx_pps_per_cpu')['met'] is 
 	c('udp64', 'ktgen', 'iperf3', 'rx_pps')['met'] is None"
 check udp_raw_rate "c('udp64', 'ktgen', 'iperf3', 'rx_pps')['ktgen_median'] == 3000 and
 	c('udp64', 'ktgen', 'iperf3', 'rx_pps')['anchor_median'] == 1000"
+check udp_nic_gso "c('udp64-nic', 'ktgen-gso', 'iperf3', 'rx_pps_per_cpu')['ratio_median'] == 4.0 and
+	c('udp64-nic', 'ktgen-gso', 'iperf3', 'rx_pps_per_cpu')['met'] is True and
+	c('udp64-nic', 'ktgen-gso', 'iperf3', 'rx_pps')['ratio_median'] == 6.0 and
+	c('udp64-nic', 'ktgen', 'iperf3', 'rx_pps_per_cpu') is None"
 check tcp_gbps_per_cpu "abs(c('tcp16', 'ktgen-cached', 'iperf3', 'gbps_per_cpu')['ktgen_median'] - 2.0) < 1e-9 and
 	c('tcp16', 'ktgen-cached', 'iperf3', 'gbps_per_cpu')['ratio_median'] == 2.0 and
 	c('tcp16', 'ktgen-cached', 'iperf3', 'gbps_per_cpu')['met'] is True"
