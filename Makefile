@@ -37,7 +37,7 @@ MODULE_FILES	:= ktgen.ko ktgen.ko.gz ktgen.ko.xz ktgen.ko.zst
 DKMS_TARBALL	?= ktgen-$(VERSION)-source-only.dkms.tar.gz
 
 .PHONY: all deps module tools clean checkpatch uapi check check-unit print-version \
-	check-vm check-debug check-uapi check-compat demo bench bench-overhead bench-scale \
+	check-vm check-debug check-uapi check-compat demo bench bench-overhead bench-profile bench-scale \
 	install install-tools install-module install-module-kdir uninstall uninstall-tools \
 	uninstall-module dkms-tarball
 
@@ -97,6 +97,15 @@ bench: deps
 
 bench-overhead: deps
 	@scripts/bench-overhead.sh
+
+# Where a 64-byte UDP stream's cycles go (perf, software clock, in the VM):
+# bench/profile-LINK-TOOL.txt. PROFILE_LINK veth|nic, PROFILE_TOOL
+# ktgen|ktgen-gso|iperf3.
+PROFILE_LINK	?= veth
+PROFILE_TOOL	?= ktgen
+
+bench-profile: deps
+	@scripts/bench-profile.sh $(PROFILE_LINK) 4 $(PROFILE_TOOL)
 
 # 1, 10, 100, 1000 flows: totals, fairness, memory per flow (bench/scale.md).
 bench-scale: deps

@@ -1124,6 +1124,7 @@ static int ktg_rr_udp(struct ktg_flow *f)
 int ktg_flow_step(struct ktg_flow *f)
 {
 	int ret, progress = 0;
+	bool expired;
 	u32 i;
 
 	switch (f->state) {
@@ -1136,9 +1137,10 @@ int ktg_flow_step(struct ktg_flow *f)
 	case KTG_FLOW_SEND:
 		break;
 	}
+	/* The clock once a visit (a visit is a few calls), the flag each call. */
+	expired = ktime_after(ktime_get(), f->run->deadline);
 	for (i = 0; i < f->run->visit && f->state == KTG_FLOW_SEND; i++) {
-		if (READ_ONCE(f->run->stop) ||
-		    ktime_after(ktime_get(), f->run->deadline)) {
+		if (expired || READ_ONCE(f->run->stop)) {
 			/* A stop or the time limit ends the send call too. */
 			f->msg_left = 0;
 			ktg_flow_drain_start(f);

@@ -89,10 +89,24 @@ void ktg_worker_stop(struct ktg_worker *w)
 	w->task = NULL;
 }
 
+/*
+ * Called for every datagram queued to a watched socket and every skb its
+ * sender frees: a kick already pending, or a worker not sleeping, costs no
+ * wait-queue lock. A pending kick is one the worker has yet to consume,
+ * and it looks at its sockets after consuming it: the barrier orders what
+ * the caller queued before the read, against the worker's atomic_xchg()
+ * before its look. One on its way to sleep is on the queue before it
+ * checks the kick (wq_has_sleeper()'s barrier pairs with the one in
+ * prepare_to_wait()).
+ */
 void ktg_worker_kick(struct ktg_worker *w)
 {
+	smp_mb();	/* the caller's queueing before the read of the kick */
+	if (atomic_read(&w->kick))
+		return;
 	atomic_set(&w->kick, 1);
-	wake_up(&w->wq);
+	if (wq_has_sleeper(&w->wq))
+		wake_up(&w->wq);
 }
 
 /* Sleep until kicked, told to stop or @timeout jiffies passed. The kick

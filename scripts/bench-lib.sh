@@ -23,14 +23,14 @@ bench_veth()
 # of ktgen's virtual NICs (ktgen nic add), up with carrier.
 bench_nic()
 {
-	local k=$1 na=$2 da=$3 aa=$4 nb=$5 db=$6 ab=$7 i
+	local k=$1 na=$2 da=$3 aa=$4 nb=$5 db=$6 ab=$7 _
 
 	"$k" nic add "$da" peer "$db" netns "$na" peer-netns "$nb" >/dev/null
 	ip -n "$na" addr add "$aa/24" dev "$da"
 	ip -n "$nb" addr add "$ab/24" dev "$db"
 	ip -n "$na" link set "$da" up
 	ip -n "$nb" link set "$db" up
-	for i in $(seq 50); do
+	for _ in $(seq 50); do
 		[ "$(ip netns exec "$na" cat "/sys/class/net/$da/carrier" 2>/dev/null)" = 1 ] && return 0
 		sleep 0.1
 	done
