@@ -34,6 +34,10 @@ def metrics(s):
     else:
         m["gbps"] = s["rx_bytes"] * 8 / s["window_ns"]
         m["gbps_per_cpu"] = m["gbps"] / cpus if cpus else 0
+    if s["workload"] == "tcp1" and s["rx_bytes"]:
+        # netperf's service demand: us of CPU (all CPUs) per KB
+        m["sd_us_per_kb"] = s["busy_jiffies"] * 1e4 / (s["rx_bytes"] / 1024)
+        m["own_sd_us_per_kb"] = s["own_sd_us_per_kb"]
     return m
 
 
@@ -49,10 +53,15 @@ COMPARISONS = [
     ("udp64-nic", "ktgen-gso", "pktgen", "tx_pps", True, 0.5),
     ("udp64-nic", "ktgen-gso", "pktgen", "tx_pps_per_cpu", True, None),
     ("udp64-nic", "ktgen", "pktgen", "tx_pps", True, None),
+    ("udp64-lo", "ktgen", "iperf3", "rx_pps_per_cpu", True, None),
+    ("udp64-lo", "ktgen", "iperf3", "rx_pps", True, None),
     ("tcp16", "ktgen-cached", "iperf3", "gbps_per_cpu", True, 1.2),
     ("tcp16", "ktgen-zerocopy", "iperf3", "gbps_per_cpu", True, 1.5),
     ("tcp16", "ktgen-cached", "iperf3", "gbps", True, None),
     ("tcp16", "ktgen-cached", "netperf", "gbps_per_cpu", True, None),
+    ("tcp1", "ktgen", "netperf", "gbps", True, None),
+    ("tcp1", "ktgen", "netperf", "sd_us_per_kb", False, None),
+    ("tcp1", "ktgen", "netperf", "own_sd_us_per_kb", False, None),
     ("rr", "ktgen-busy", "netperf", "tps", True, 2.0),
     ("rr", "ktgen-busy", "netperf", "tps_per_cpu", True, None),
     ("rr", "ktgen-busy", "netperf", "p99_us", False, None),
@@ -64,6 +73,7 @@ COMPARISONS = [
 
 UNITS = {"rx_pps": "dgram/s", "tx_pps": "pkt/s", "rx_pps_per_cpu": "dgram/s/CPU",
          "tx_pps_per_cpu": "pkt/s/CPU", "gbps": "Gbit/s", "gbps_per_cpu": "Gbit/s/CPU",
+         "sd_us_per_kb": "us/KB", "own_sd_us_per_kb": "us/KB, the tool's own",
          "tps": "trans/s", "tps_per_cpu": "trans/s/CPU", "p99_us": "us"}
 
 
@@ -116,7 +126,7 @@ def main():
         "`make bench` (scripts/bench.sh) at %s, %s: %s, over a veth pair "
         "between namespaces (udp64-nic: over ktgen's virtual NIC pair, a "
         "driver without UDP segmentation offload, so ktgen-gso's batches "
-        "reach it as 64-byte frames)." % (commit, doc["date"], setup),
+        "reach it as 64-byte frames; udp64-lo: over loopback)." % (commit, doc["date"], setup),
         "QEMU/TCG models no caches: these ratios compare instruction path "
         "lengths, not cache behaviour. Per CPU: the rate over the CPUs the "
         "whole guest kept busy in the measured window.",

@@ -14,6 +14,11 @@
 #          call, cut into 64-byte frames by the core before the driver,
 #          which has no UDP segmentation offload): frames, not skbs, at
 #          both devices. (veth takes GSO skbs whole: no ktgen-gso there.)
+#   udp64-lo  ktgen and iperf3 on the sender's namespace's loopback
+#          (lo's packets less its UDP's refusals)
+#   tcp1   one TCP stream of 64000-byte writes, ktgen against netperf
+#          TCP_STREAM -c -C: bits/s and service demand (us of CPU, all
+#          CPUs, per KB) by the meter and as each tool reports it
 #   tcp16  16 TCP flows of 64000-byte writes: ktgen tx cached, ktgen tx
 #          zerocopy, iperf3 -P 16, 16 netperf TCP_STREAMs; bits/s at the
 #          receiving veth
@@ -160,6 +165,43 @@ udp64_nic()
 	dev_a=ktgb0 dev_b=ktgb1
 }
 
+# Loopback: sender and receiver in the first namespace, its lo and UDP
+# counters the meter's.
+udp64_lo()
+{
+	local pb_veth=$pb
+
+	dev_a=lo dev_b=lo pb=$pa
+	udp64_on udp64-lo 127.0.0.1 "$@"
+	dev_a=ktgb0 dev_b=ktgb1 pb=$pb_veth
+}
+
+# One stream, each tool's own service demand beside the meter's (the
+# meter over the whole run, as for rr: netperf's figures cover its run).
+tcp1()
+{
+	local out sd s0 s1
+
+	s0=$(snap)
+	case $1 in
+	ktgen)
+		out=$(ip netns exec "$na" "$k" -j run tcp_stream to $B port 5002 size 64000 time "$secs")
+		sd=$(echo "$out" | /usr/bin/python3 -c '
+import json, sys
+c = json.load(sys.stdin)["cpu"]
+print(c["run"]["us_per_kb"] + c["other"]["us_per_kb"])') ;;
+	netperf)
+		out=$(ip netns exec "$na" netperf -H $B -t TCP_STREAM -l "$secs" -c -C -P 0 -- \
+			-m 64000 -o THROUGHPUT,LOCAL_SD,REMOTE_SD)
+		sd=$(echo "$out" | tail -1 | cut -d, -f2) ;;
+	esac
+	s1=$(snap)
+	# shellcheck disable=SC2086
+	set -- "$1" "$2" $s0 $s1
+	printf '{"workload": "tcp1", "tool": "%s", "pair": %d, "own_sd_us_per_kb": %s, "window_ns": %d, "busy_jiffies": %d, "rx_bytes": %d}\n' \
+		"$1" "$2" "${sd:-0}" $((${9} - $4)) $((${8} - $3)) $((${12} - $7))
+}
+
 tcp16()
 {
 	case $1 in
@@ -237,6 +279,8 @@ guest()
 	ip netns exec $nb sleep infinity &
 	pb=$!
 	ip netns exec $nb "$k" sink add udp port 5001 rx discard >/dev/null
+	ip netns exec $na "$k" sink add udp port 5001 rx discard >/dev/null
+	ip netns exec $na iperf3 -s -D -p 5201
 	ip netns exec $nb "$k" sink add tcp port 5002 rx discard >/dev/null
 	ip netns exec $nb "$k" sink add tcp port 5003 rx discard busy-poll 100ms >/dev/null
 	ip netns exec $nb iperf3 -s -D -p 5201
@@ -247,6 +291,8 @@ guest()
 		for p in $(seq "$pairs"); do
 			round udp64 "$p" ktgen iperf3 pktgen
 			round udp64_nic "$p" ktgen ktgen-gso iperf3 pktgen
+			round udp64_lo "$p" ktgen iperf3
+			round tcp1 "$p" ktgen netperf
 			round tcp16 "$p" ktgen-cached ktgen-zerocopy iperf3 netperf
 			round rr "$p" ktgen ktgen-busy netperf sockperf
 			echo "bench: pair $p of $pairs done" >&2
@@ -265,11 +311,11 @@ fi
 tools=$("$here/deb-root.sh" bench-tools bookworm iperf3 libiperf0 libsctp1 netperf sockperf \
 	-- usr/bin/iperf3 usr/bin/netperf usr/bin/netserver usr/bin/sockperf)
 out=$(mktemp -d /tmp/ktgen-bench.XXXXXX)
-# 14 runs a pair of lead + secs + 1 guest seconds, ~4 host s each under
+# 18 runs a pair of lead + secs + 1 guest seconds, ~4 host s each under
 # TCG (~12 under icount), plus the boot.
 per=5
 [ -n "${KTGEN_BENCH_ICOUNT:-}" ] && per=14
-setup=$("$here/bench-vm.sh" --result samples.jsonl "$out" $((pairs * 14 * (secs + 3) * per + 300)) \
+setup=$("$here/bench-vm.sh" --result samples.jsonl "$out" $((pairs * 18 * (secs + 3) * per + 300)) \
 	env KTGEN_TOOLS="$tools" "$here/bench.sh" "$pairs" "$secs")
 mkdir -p "$top/bench"
 /usr/bin/python3 "$here/bench-report.py" "$out/samples.jsonl" "$top/bench" \

@@ -27,6 +27,9 @@ sample()
 	# udp64-nic: ktgen-gso 6000/s on 1.5 CPUs against iperf3 1000/s on 1.
 	sample udp64-nic ktgen-gso 1 6000 6000 0 150
 	sample udp64-nic iperf3 1 1000 1000 0 100
+	# tcp1: 100000 KB on 0.5 CPU-s is 5 us/KB by the meter, 10 for netperf
+	echo '{"workload": "tcp1", "tool": "ktgen", "pair": 1, "own_sd_us_per_kb": 2.0, "window_ns": 1000000000, "busy_jiffies": 50, "rx_bytes": 102400000}'
+	echo '{"workload": "tcp1", "tool": "netperf", "pair": 1, "own_sd_us_per_kb": 4.0, "window_ns": 1000000000, "busy_jiffies": 100, "rx_bytes": 102400000}'
 	# tcp16: 1.25e8 bytes in 1 s = 1 Gbit/s on 0.5 CPU against 1 on 1 CPU.
 	sample tcp16 ktgen-cached 1 0 0 125000000 50
 	sample tcp16 iperf3 1 0 0 125000000 100
@@ -70,6 +73,10 @@ check udp_nic_gso "c('udp64-nic', 'ktgen-gso', 'iperf3', 'rx_pps_per_cpu')['rati
 	c('udp64-nic', 'ktgen-gso', 'iperf3', 'rx_pps_per_cpu')['met'] is True and
 	c('udp64-nic', 'ktgen-gso', 'iperf3', 'rx_pps')['ratio_median'] == 6.0 and
 	c('udp64-nic', 'ktgen', 'iperf3', 'rx_pps_per_cpu') is None"
+check tcp1_service_demand "abs(c('tcp1', 'ktgen', 'netperf', 'sd_us_per_kb')['ktgen_median'] - 5.0) < 1e-9 and
+	c('tcp1', 'ktgen', 'netperf', 'sd_us_per_kb')['ratio_median'] == 0.5 and
+	c('tcp1', 'ktgen', 'netperf', 'sd_us_per_kb')['higher_is_better'] is False and
+	c('tcp1', 'ktgen', 'netperf', 'own_sd_us_per_kb')['ratio_median'] == 0.5"
 check tcp_gbps_per_cpu "abs(c('tcp16', 'ktgen-cached', 'iperf3', 'gbps_per_cpu')['ktgen_median'] - 2.0) < 1e-9 and
 	c('tcp16', 'ktgen-cached', 'iperf3', 'gbps_per_cpu')['ratio_median'] == 2.0 and
 	c('tcp16', 'ktgen-cached', 'iperf3', 'gbps_per_cpu')['met'] is True"
