@@ -20,7 +20,8 @@ bench_veth()
 }
 
 # bench_nic KTGEN NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B: the same over a pair
-# of ktgen's virtual NICs (ktgen nic add), up with carrier.
+# of ktgen's virtual NICs (ktgen nic add), up with carrier, in namespaces
+# that exist already.
 bench_nic()
 {
 	local k=$1 na=$2 da=$3 aa=$4 nb=$5 db=$6 ab=$7 _

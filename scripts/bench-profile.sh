@@ -29,6 +29,8 @@ guest()
 	export LD_LIBRARY_PATH=$KTGEN_TOOLS/usr/lib/x86_64-linux-gnu
 	insmod "$KTGEN_KO"
 	if [ "$link" = nic ]; then
+		ip netns add $na
+		ip netns add $nb
 		bench_nic "$k" $na ktn0 10.80.0.1 $nb ktn1 10.80.0.2
 		dst=10.80.0.2
 	else
