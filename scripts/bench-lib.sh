@@ -38,3 +38,11 @@ bench_nic()
 	echo "bench: $da has no carrier" >&2
 	return 1
 }
+
+# bench_tools SCRIPTS_DIR: the benchmarked tools (Debian bookworm's
+# iperf3, netperf from non-free, sockperf), unpacked once; their root.
+bench_tools()
+{
+	"$1/deb-root.sh" bench-tools bookworm iperf3 libiperf0 libsctp1 netperf sockperf \
+		-- usr/bin/iperf3 usr/bin/netperf usr/bin/netserver usr/bin/sockperf
+}

@@ -70,8 +70,7 @@ if [ "${KTGEN_BENCH_IN_GUEST:-}" = 1 ]; then
 fi
 
 "$here/install-deps.sh"
-tools=$("$here/deb-root.sh" bench-tools bookworm iperf3 libiperf0 libsctp1 netperf sockperf \
-	-- usr/bin/iperf3 usr/bin/netperf usr/bin/netserver usr/bin/sockperf)
+tools=$(bench_tools "$here")
 out=$(mktemp -d /tmp/ktgen-profile.XXXXXX)
 "$here/bench-vm.sh" --result profile.txt "$out" $((secs * 20 + 300)) \
 	env KTGEN_TOOLS="$tools" "$here/bench-profile.sh" "$link" "$secs" "$tool" >/dev/null

@@ -308,8 +308,7 @@ fi
 # --- on the host -------------------------------------------------------
 
 "$here/install-deps.sh"
-tools=$("$here/deb-root.sh" bench-tools bookworm iperf3 libiperf0 libsctp1 netperf sockperf \
-	-- usr/bin/iperf3 usr/bin/netperf usr/bin/netserver usr/bin/sockperf)
+tools=$(bench_tools "$here")
 out=$(mktemp -d /tmp/ktgen-bench.XXXXXX)
 # 18 runs a pair of lead + secs + 1 guest seconds, ~4 host s each under
 # TCG (~12 under icount), plus the boot.
