@@ -543,27 +543,35 @@ static void ktg_dgram_head(struct ktg_flow *f, struct ktg_dgram *h, u32 magic, u
 	};
 }
 
+/*
+ * Datagram @seq of @len bytes as kvecs: its header in @h when it fits,
+ * then its payload from stream offset seq * (payload length) of the
+ * source ring, which is where a verifying sink looks for it. The count.
+ */
+static int ktg_dgram_kvecs(struct ktg_flow *f, struct ktg_dgram *h, u32 magic,
+			   u64 seq, u32 len, struct kvec *iov)
+{
+	int n = 0;
+
+	if (len >= sizeof(*h)) {
+		ktg_dgram_head(f, h, magic, seq);
+		iov[n].iov_base = h;
+		iov[n].iov_len = sizeof(*h);
+		n++;
+		len -= sizeof(*h);
+	}
+	return n + ktg_src_kvecs(f->run, seq * len, len, iov + n);
+}
+
 /* UDP stack: one kernel_sendmsg() of the header and the payload's kvecs. */
 static int ktg_send_dgram(struct ktg_flow *f, u32 len, u32 magic, u64 seq)
 {
 	struct kvec iov[KTG_DGRAM_PAGES + 1];
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
-	struct ktg_run *run = f->run;
 	struct ktg_dgram h;
-	u32 plen;
-	int n = 0;
+	int n;
 
-	ktg_dgram_head(f, &h, magic, seq);
-
-	if (len >= sizeof(h)) {
-		iov[n].iov_base = &h;
-		iov[n].iov_len = sizeof(h);
-		n++;
-		plen = len - sizeof(h);
-		n += ktg_src_kvecs(run, seq * plen, plen, iov + n);
-	} else {
-		n = ktg_src_kvecs(run, seq * len, len, iov);
-	}
+	n = ktg_dgram_kvecs(f, &h, magic, seq, len, iov);
 	return kernel_sendmsg(f->sock, &msg, iov, n, len);
 }
 
@@ -571,31 +579,20 @@ static int ktg_send_dgram(struct ktg_flow *f, u32 len, u32 magic, u64 seq)
  * UDP stack with gso: the call's msg_n datagrams as one kvec list, each
  * with its header, in one kernel_sendmsg(); UDP_SEGMENT makes the stack
  * build one GSO skb of them. All but the last are the run's size (a byte
- * limit can shorten the last): each is laid out as ktg_send_dgram() does.
+ * limit can shorten the last).
  */
 static int ktg_send_dgram_gso(struct ktg_flow *f)
 {
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
-	struct ktg_run *run = f->run;
-	u32 size = run->p.size, left = f->msg_left, i, len, plen;
-	struct kvec *iov = f->gso_iov;
+	u32 size = f->run->p.size, left = f->msg_left, i, len;
 	int n = 0;
 
 	for (i = 0; i < f->msg_n; i++, left -= len) {
-		u64 seq = f->seq + i;
-
 		len = min(left, size);
-		plen = len;
-		if (len >= sizeof(struct ktg_dgram)) {
-			ktg_dgram_head(f, &f->gso_hdr[i], KTG_MAGIC_DATA, seq);
-			iov[n].iov_base = &f->gso_hdr[i];
-			iov[n].iov_len = sizeof(struct ktg_dgram);
-			n++;
-			plen -= sizeof(struct ktg_dgram);
-		}
-		n += ktg_src_kvecs(run, seq * plen, plen, iov + n);
+		n += ktg_dgram_kvecs(f, &f->gso_hdr[i], KTG_MAGIC_DATA, f->seq + i, len,
+				     f->gso_iov + n);
 	}
-	return kernel_sendmsg(f->sock, &msg, iov, n, f->msg_left);
+	return kernel_sendmsg(f->sock, &msg, f->gso_iov, n, f->msg_left);
 }
 
 /* gso: more datagrams for the call while the run's limits allow them. */
