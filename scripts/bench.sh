@@ -158,22 +158,22 @@ udp64()
 	udp64_on udp64 $B "$@"
 }
 
+# The meter's devices (and receiving namespace) for the call only: bash's
+# locals are what the functions it calls see.
 udp64_nic()
 {
-	dev_a=ktn0 dev_b=ktn1
+	local dev_a=ktn0 dev_b=ktn1
+
 	udp64_on udp64-nic $NB "$@"
-	dev_a=ktgb0 dev_b=ktgb1
 }
 
 # Loopback: sender and receiver in the first namespace, its lo and UDP
 # counters the meter's.
 udp64_lo()
 {
-	local pb_veth=$pb
+	local dev_a=lo dev_b=lo pb=$pa
 
-	dev_a=lo dev_b=lo pb=$pa
 	udp64_on udp64-lo 127.0.0.1 "$@"
-	dev_a=ktgb0 dev_b=ktgb1 pb=$pb_veth
 }
 
 # One stream, each tool's own service demand beside the meter's (the
