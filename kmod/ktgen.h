@@ -57,6 +57,7 @@ struct ktg_rx_stats {
 	atomic64_t	dup;
 	atomic64_t	bad_headers;
 	atomic64_t	responses;	/* tcp-rr, udp-rr */
+	atomic64_t	reads;		/* UDP sinks: datagram reads */
 	atomic_t	closed;		/* senders that finished (same host) */
 };
 
@@ -183,6 +184,7 @@ struct ktg_sink_params {
 	u64			user_buf;	/* rx user */
 	u64			user_len;
 	u32			busy_poll_us;
+	bool			gro;		/* UDP_GRO: batches read whole */
 };
 
 #define KTG_RX_BUF	SZ_64K		/* a worker's copy target or user slice */

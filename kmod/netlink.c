@@ -108,6 +108,7 @@ static const struct nla_policy ktg_sink_policy[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_USER_BUF]		= { .type = NLA_U64 },
 	[KTGEN_A_SINK_USER_LEN]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_user_len_range),
 	[KTGEN_A_SINK_BUSY_POLL]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_busy_poll_range),
+	[KTGEN_A_SINK_GRO]		= { .type = NLA_FLAG },
 };
 
 static const struct nla_policy ktg_flow_policy[KTGEN_A_FLOW_MAX + 1] = {
@@ -415,6 +416,12 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 	p.rx_mode = ktg_nl_u32(info, KTGEN_A_SINK_RX_MODE, KTGEN_RX_MODE_COPY);
 	p.rcvbuf = ktg_nl_u32(info, KTGEN_A_SINK_RCVBUF, 0);
 	p.busy_poll_us = ktg_nl_u32(info, KTGEN_A_SINK_BUSY_POLL, 0);
+	p.gro = nla_get_flag(tb[KTGEN_A_SINK_GRO]);
+	if (p.gro && p.proto != KTGEN_PROTO_UDP) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_GRO],
+				    "gro is for UDP sinks (TCP reads a byte stream)");
+		return -EINVAL;
+	}
 	if (tb[KTGEN_A_SINK_USER_BUF]) {
 		p.user_buf = nla_get_u64(tb[KTGEN_A_SINK_USER_BUF]);
 		if (ktg_req_attr_missing(info, KTGEN_A_SINK_USER_LEN))

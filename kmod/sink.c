@@ -579,6 +579,8 @@ static void ktg_dgram_payload(struct ktg_sink *sink, struct ktg_rx_stats *rx,
 		return;
 	skb_prepare_seq_read(skb, start, len, &st);
 	while ((n = skb_seq_read(done, &data, &st)) != 0) {
+		/* a block may run on past @len, into a batch's next datagram */
+		n = min(n, len - start - done);
 		ktg_rx_payload(sink, rx, pages, off + done, data, n, w);
 		done += n;
 	}
@@ -648,9 +650,15 @@ static void ktg_sink_respond(struct ktg_sink *sink, struct ktg_rx_stats *rx,
 	KTG_RX_ADD(sink, rx, responses, 1);
 }
 
-static void ktg_sink_dgram(struct ktg_sink *sink, struct sk_buff *skb,
-			   const u8 *buf, u32 len, struct ktg_worker *w,
-			   struct sockaddr_storage *from, int fromlen)
+/*
+ * The datagram at [@off, @off + @len) of a read: in @skb, or in @buf when
+ * the socket API copied it out (recvmsg; user: its header only). Returns
+ * the sending run's counters, NULL when it is not known.
+ */
+static struct ktg_rx_stats *ktg_sink_dgram(struct ktg_sink *sink, struct sk_buff *skb,
+					   const u8 *buf, u32 off, u32 len,
+					   struct ktg_worker *w,
+					   struct sockaddr_storage *from, int fromlen)
 {
 	struct ktg_uflow *f = NULL;
 	struct ktg_dgram h;
@@ -658,7 +666,8 @@ static void ktg_sink_dgram(struct ktg_sink *sink, struct sk_buff *skb,
 	u64 seq;
 
 	if (len < sizeof(h) ||
-	    (skb ? skb_copy_bits(skb, 0, &h, sizeof(h)) : (memcpy(&h, buf, sizeof(h)), 0)) ||
+	    (skb ? skb_copy_bits(skb, off, &h, sizeof(h)) :
+		   (memcpy(&h, buf + off, sizeof(h)), 0)) ||
 	    (h.magic != htonl(KTG_MAGIC_DATA) && h.magic != htonl(KTG_MAGIC_CLOSE) &&
 	     h.magic != htonl(KTG_MAGIC_REQ)) ||
 	    !h.pattern_pages) {
@@ -667,18 +676,18 @@ static void ktg_sink_dgram(struct ktg_sink *sink, struct sk_buff *skb,
 		atomic64_add(len, &sink->stats.bytes);
 		if (len >= sizeof(h))
 			atomic64_inc(&sink->stats.bad_headers);
-		ktg_dgram_payload(sink, NULL, 0, 0, skb, buf, 0, len, w);
-		return;
+		ktg_dgram_payload(sink, NULL, 0, 0, skb, buf, off, off + len, w);
+		return NULL;
 	}
 	f = ktg_uflow_get(sink, be64_to_cpu(h.cookie), ntohl(h.flow));
 	if (!f) {
 		atomic64_inc(&sink->stats.bad_headers);
-		return;
+		return NULL;
 	}
 	seq = be64_to_cpu(h.seq);
 	if (h.magic == htonl(KTG_MAGIC_CLOSE)) {
 		ktg_uflow_close(sink, f, seq);
-		return;
+		return f->rx;
 	}
 	KTG_RX_ADD(sink, f->rx, msgs, 1);
 	KTG_RX_ADD(sink, f->rx, bytes, len);
@@ -686,52 +695,101 @@ static void ktg_sink_dgram(struct ktg_sink *sink, struct sk_buff *skb,
 	/* The payload of datagram @seq starts at stream offset seq * plen. */
 	plen = len - sizeof(h);
 	ktg_dgram_payload(sink, f->rx, ntohl(h.pattern_pages), seq * plen,
-			  skb, buf, sizeof(h), len, w);
+			  skb, buf, off + sizeof(h), off + len, w);
 	if (h.magic == htonl(KTG_MAGIC_REQ)) {
 		if (skb)
 			fromlen = ktg_skb_source(sink, skb, from);
 		ktg_sink_respond(sink, f->rx, &h, from, fromlen);
 	}
+	return f->rx;
 }
 
-/* One datagram; 0 when none was queued. */
-static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
+/*
+ * recvmsg and user: a read through the socket API into w->buf or the
+ * user slice, with gro the batch's datagram size from its UDP_GRO cmsg.
+ */
+static int ktg_sink_udp_recvmsg(struct ktg_sink *sink, struct ktg_worker *w,
+				struct sockaddr_storage *from, int *fromlen, u32 *seg)
 {
-	struct sockaddr_storage from;
-	struct sock *sk = sink->sock->sk;
-	struct sk_buff *skb;
-	int err, len;
+	union {
+		struct cmsghdr	hdr;
+		u8		buf[CMSG_SPACE(sizeof(int))];
+	} cmsg;
+	struct msghdr msg = {
+		.msg_name	= from,
+		.msg_flags	= MSG_DONTWAIT,
+		.msg_control	= sink->p.gro ? &cmsg : NULL,
+		.msg_controllen	= sink->p.gro ? sizeof(cmsg) : 0,
+	};
+	int len;
 
-	if (sink->p.rx_mode == KTGEN_RX_MODE_RECVMSG) {
-		struct msghdr msg = { .msg_name = &from, .msg_flags = MSG_DONTWAIT };
-		struct kvec iov = { .iov_base = w->buf, .iov_len = KTG_RX_BUF };
-
-		len = kernel_recvmsg(sink->sock, &msg, &iov, 1, KTG_RX_BUF, MSG_DONTWAIT);
-		if (len < 0)
-			return 0;
-		ktg_sink_dgram(sink, NULL, w->buf, len, w, &from, msg.msg_namelen);
-		return 1;
-	}
 	if (sink->p.rx_mode == KTGEN_RX_MODE_USER) {
-		struct msghdr msg = { .msg_name = &from, .msg_flags = MSG_DONTWAIT };
 		struct iovec iov = { .iov_base = w->ubuf, .iov_len = KTG_RX_BUF };
 
 		iov_iter_init(&msg.msg_iter, ITER_DEST, &iov, 1, KTG_RX_BUF);
 		len = sock_recvmsg(sink->sock, &msg, MSG_DONTWAIT);
+	} else {
+		struct kvec iov = { .iov_base = w->buf, .iov_len = KTG_RX_BUF };
+
+		len = kernel_recvmsg(sink->sock, &msg, &iov, 1, KTG_RX_BUF, MSG_DONTWAIT);
+	}
+	if (len < 0)
+		return len;
+	*fromlen = msg.msg_namelen;
+	/* put_cmsg() moved msg_controllen on by what it wrote */
+	if (sink->p.gro && msg.msg_controllen < sizeof(cmsg) &&
+	    cmsg.hdr.cmsg_level == SOL_UDP && cmsg.hdr.cmsg_type == UDP_GRO)
+		*seg = *(int *)CMSG_DATA(&cmsg.hdr);
+	return len;
+}
+
+/*
+ * One read: a datagram, or with gro a batch of them, @seg bytes each but
+ * the last. 0 when none was queued.
+ */
+static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
+{
+	bool api = sink->p.rx_mode == KTGEN_RX_MODE_RECVMSG ||
+		   sink->p.rx_mode == KTGEN_RX_MODE_USER;
+	struct ktg_rx_stats *rx, *first = NULL;
+	struct sockaddr_storage from;
+	struct sock *sk = sink->sock->sk;
+	struct sk_buff *skb = NULL;
+	int err, len, fromlen = 0;
+	u32 off = 0, n, seg = 0;
+
+	if (api) {
+		len = ktg_sink_udp_recvmsg(sink, w, &from, &fromlen, &seg);
 		if (len < 0)
 			return 0;
-		/* the header, read back from where the stack put it */
-		if (copy_from_user(w->buf, w->ubuf,
-				   min_t(u32, len, sizeof(struct ktg_dgram))))
+	} else {
+		skb = ktg_skb_recv_udp(sk, MSG_DONTWAIT, &err);
+		if (!skb)
 			return 0;
-		ktg_sink_dgram(sink, NULL, w->buf, len, w, &from, msg.msg_namelen);
-		return 1;
+		len = skb->len;
+		if (skb_is_gso(skb))
+			seg = skb_shinfo(skb)->gso_size;
 	}
-	skb = ktg_skb_recv_udp(sk, MSG_DONTWAIT, &err);
-	if (!skb)
-		return 0;
-	ktg_sink_dgram(sink, skb, NULL, skb->len, w, &from, 0);
-	ktg_skb_consume_udp(sk, skb);
+	if (!seg)
+		seg = len;
+	do {
+		n = min_t(u32, seg, len - off);
+		/* user: each datagram's header, read back from where the
+		 * stack put it
+		 */
+		if (sink->p.rx_mode == KTGEN_RX_MODE_USER &&
+		    copy_from_user(w->buf + off, w->ubuf + off,
+				   min_t(u32, n, sizeof(struct ktg_dgram))))
+			break;
+		rx = ktg_sink_dgram(sink, skb, api ? w->buf : NULL, off, n, w,
+				    &from, fromlen);
+		if (!off)
+			first = rx;
+		off += n;
+	} while (off < len);
+	KTG_RX_ADD(sink, first, reads, 1);
+	if (skb)
+		ktg_skb_consume_udp(sk, skb);
 	return 1;
 }
 
@@ -770,6 +828,16 @@ static int ktg_sink_socket(struct ktg_net *kn, struct ktg_sink *sink,
 	sock_set_reuseaddr(sink->sock->sk);
 	if (p->rcvbuf)
 		sock_set_rcvbuf(sink->sock->sk, p->rcvbuf);
+	if (p->gro) {
+		int one = 1;
+
+		err = sink->sock->ops->setsockopt(sink->sock, SOL_UDP, UDP_GRO,
+						  KERNEL_SOCKPTR(&one), sizeof(one));
+		if (err) {
+			NL_SET_ERR_MSG(extack, "gro: the socket refused UDP_GRO");
+			goto err_release;
+		}
+	}
 	err = kernel_bind(sink->sock, KTG_SOCKADDR(&p->addr), ktg_addr_len(&p->addr));
 	if (err) {
 		if (err == -EADDRINUSE)
@@ -962,7 +1030,10 @@ int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u6
 			      atomic64_read(&rx->bad_headers), 0) ||
 	    (atomic64_read(&rx->responses) &&
 	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_RESPONSES,
-			       atomic64_read(&rx->responses), 0))) {
+			       atomic64_read(&rx->responses), 0)) ||
+	    (atomic64_read(&rx->reads) &&
+	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_READS,
+			       atomic64_read(&rx->reads), 0))) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -1001,6 +1072,7 @@ int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink)
 	    (sink->p.rcvbuf && nla_put_u32(msg, KTGEN_A_SINK_RCVBUF, sink->p.rcvbuf)) ||
 	    (sink->p.busy_poll_us &&
 	     nla_put_u32(msg, KTGEN_A_SINK_BUSY_POLL, sink->p.busy_poll_us)) ||
+	    (sink->p.gro && nla_put_flag(msg, KTGEN_A_SINK_GRO)) ||
 	    ktg_rx_stats_fill(msg, KTGEN_A_SINK_RX, &sink->stats, U64_MAX))
 		return -EMSGSIZE;
 	return 0;

@@ -44,6 +44,8 @@ static const char * const rx_stats_names[KTGEN_A_RX_STATS_MAX + 1] = {
 	[KTGEN_A_RX_STATS_LATE]			= "late",
 	[KTGEN_A_RX_STATS_DUP]			= "dup",
 	[KTGEN_A_RX_STATS_BAD_HEADERS]		= "bad-headers",
+	[KTGEN_A_RX_STATS_RESPONSES]		= "responses",
+	[KTGEN_A_RX_STATS_READS]		= "reads",
 };
 
 static const char * const tx_stats_names[KTGEN_A_TX_STATS_MAX + 1] = {
@@ -72,6 +74,7 @@ static const char * const sink_names[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_USER_BUF]		= "user-buf",
 	[KTGEN_A_SINK_USER_LEN]		= "user-len",
 	[KTGEN_A_SINK_BUSY_POLL]	= "busy-poll",
+	[KTGEN_A_SINK_GRO]		= "gro",
 };
 
 static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {

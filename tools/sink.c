@@ -41,6 +41,7 @@ static const enum mnl_attr_data_type sink_types[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_USER_BUF]		= MNL_TYPE_U64,
 	[KTGEN_A_SINK_USER_LEN]		= MNL_TYPE_U64,
 	[KTGEN_A_SINK_BUSY_POLL]	= MNL_TYPE_U32,
+	[KTGEN_A_SINK_GRO]		= MNL_TYPE_FLAG,
 };
 
 /* One sink, text:
@@ -80,6 +81,10 @@ int sink_print_cb(const struct nlmsghdr *nlh, void *data)
 	if (tb[KTGEN_A_SINK_BUSY_POLL])
 		print_u64(PRINT_ANY, "busy_poll_us", " busy-poll %lluus",
 			  mnl_attr_get_u32(tb[KTGEN_A_SINK_BUSY_POLL]));
+	if (tb[KTGEN_A_SINK_GRO]) {
+		print_bool(PRINT_JSON, "gro", NULL, true);
+		print_text(" gro");
+	}
 	print_text("\n");
 	if (tb[KTGEN_A_SINK_RX]) {
 		print_text("  rx");
@@ -107,7 +112,8 @@ static void sink_usage(FILE *f)
 {
 	fputs("Usage: ktgen sink add tcp|udp [local ADDR] port PORT\n"
 	      "                      [rx copy|nocache|touch|discard|verify|recvmsg|user]\n"
-	      "                      [cpus LIST] [rcvbuf BYTES] [busy-poll USECS] [ipv6]\n"
+	      "                      [cpus LIST] [rcvbuf BYTES] [busy-poll USECS] [gro]\n"
+	      "                      [ipv6]\n"
 	      "       ktgen sink show [ID]\n"
 	      "       ktgen sink del ID|all\n"
 	      "local: IPv4 or IPv6 address to listen on (default: the wildcard;\n"
@@ -115,6 +121,8 @@ static void sink_usage(FILE *f)
 	      "cpus:  CPUs for the sink's workers, e.g. 0-3,8\n"
 	      "busy-poll: a worker with nothing to do spins this long (50, 200us,\n"
 	      "           10ms) after the last thing it did before it sleeps\n"
+	      "gro:   udp: take GRO batches (UDP_GRO) and read each whole, a\n"
+	      "       datagram at a time\n"
 	      "rx user: the workers receive into this process's memory (64 KiB\n"
 	      "         each), so the stack's copy_to_user runs; the sink keeps\n"
 	      "         this process's address space until it is deleted\n", f);
@@ -127,6 +135,10 @@ static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 
 	if (!strcmp(kw, "ipv6")) {
 		a->ipv6 = true;
+		return 1;
+	}
+	if (!strcmp(kw, "gro")) {
+		a->gro = true;
 		return 1;
 	}
 	if (strcmp(kw, "local") && strcmp(kw, "port") && strcmp(kw, "rx") &&
@@ -209,6 +221,10 @@ int sink_add_parse(struct sink_args *a, int argc, char **argv)
 		usage_error("sink add: ipv6 is for the wildcard address only (a local address gives the family)");
 		return -1;
 	}
+	if (a->gro && a->proto != KTGEN_PROTO_UDP) {
+		usage_error("sink add: gro is for udp sinks (tcp reads a byte stream)");
+		return -1;
+	}
 	return 0;
 }
 
@@ -245,6 +261,8 @@ int sink_add(struct nl_ctx *ctx, const struct sink_args *a, uint32_t *id)
 		mnl_attr_put_u32(nlh, KTGEN_A_SINK_BUSY_POLL, a->busy_poll_us);
 	if (a->ipv6)
 		mnl_attr_put(nlh, KTGEN_A_SINK_IPV6, 0, NULL);
+	if (a->gro)
+		mnl_attr_put(nlh, KTGEN_A_SINK_GRO, 0, NULL);
 	if (a->rx_mode == KTGEN_RX_MODE_USER) {
 		len = sink_user_len(a);
 		mem = user_mem_map(len);

@@ -27,6 +27,7 @@ struct sink_args {
 	bool		has_busy_poll;
 	uint32_t	busy_poll_us;
 	bool		ipv6;
+	bool		gro;
 };
 
 /* "tcp|udp [local ADDR] port PORT [rx MODE]...": 0, or -1 after a usage

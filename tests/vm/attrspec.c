@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Attributes written on the command line of the test helpers as
- * TYPE:KIND:VALUE, KIND one of u8, u16, u32, u64, str, hex.
+ * TYPE:KIND:VALUE, KIND one of u8, u16, u32, u64, str, hex, flag (an
+ * attribute without payload; VALUE is ignored).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,9 +19,12 @@ int attrspec_put(struct nlmsghdr *nlh, const char *spec)
 
 	if (sscanf(spec, "%u:%7[^:]:%1023s", &type, kind, val) != 3)
 		return -EINVAL;
-	if (strcmp(kind, "str") && strcmp(kind, "hex") && parse_u64(val, &v))
+	if (strcmp(kind, "str") && strcmp(kind, "hex") && strcmp(kind, "flag") &&
+	    parse_u64(val, &v))
 		return -EINVAL;
-	if (!strcmp(kind, "u8")) {
+	if (!strcmp(kind, "flag")) {
+		mnl_attr_put(nlh, type, 0, NULL);
+	} else if (!strcmp(kind, "u8")) {
 		mnl_attr_put_u8(nlh, type, v);
 	} else if (!strcmp(kind, "u16")) {
 		mnl_attr_put_u16(nlh, type, v);

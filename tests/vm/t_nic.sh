@@ -515,6 +515,47 @@ t_nic_udp_gso()
 }
 case_add nic_udp_gso t_nic_udp_gso 60
 
+# Sinks that take GRO batches (gro, UDP_GRO): ktn1's NAPI merges a flow's
+# 64-byte datagrams, and each read path walks the batch a datagram at a
+# time - the skb (verify), recvmsg's UDP_GRO cmsg, user memory - so every
+# datagram is counted once, at its own size, intact, in fewer reads than
+# datagrams; a sink without gro reads one datagram a read (and the
+# sender's end-of-run markers, reads too). The kernel names the attribute
+# it refuses. (udp_gso: a veth's GSO skbs, read whole.)
+t_udp_gro()
+{
+	local mode port doc ok
+
+	load_module
+	NIC_IPV6=0 nic_pair
+	ok="d['state'] == 'done' and d['rx']['msgs'] > 0 and
+	    d['rx']['msgs'] + d['rx']['lost'] == 3200 and d['rx']['bytes'] == 64 * d['rx']['msgs'] and
+	    d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0 and d['rx']['dup'] == 0"
+	port=5280
+	for mode in verify recvmsg user discard; do
+		ip netns exec "$NS_B" $KTGEN sink add udp port $port rx $mode gro rcvbuf 16M >/dev/null
+		doc=$(ip netns exec "$NS_A" $KTGEN -j run udp_stream to $NIC_ADDR_B port $port \
+			msgs 3200 size 64)
+		echo "$doc" | json_check "$ok and 0 < d['rx']['reads'] < d['rx']['msgs']"
+		log "gro, rx $mode: $(echo "$doc" | /usr/bin/python3 -c 'import json, sys
+r = json.load(sys.stdin)["rx"]
+print("%d datagrams in %d reads, %d lost" % (r["msgs"], r["reads"], r["lost"]))')"
+		port=$((port + 1))
+	done
+	ip netns exec "$NS_B" $KTGEN -j sink show | json_check "[s.get('gro') for s in d] == [True] * 4"
+	ip netns exec "$NS_B" $KTGEN sink add udp port $port rx verify rcvbuf 16M >/dev/null
+	ip netns exec "$NS_A" $KTGEN -j run udp_stream to $NIC_ADDR_B port $port msgs 3200 size 64 |
+		json_check "$ok and d['rx']['reads'] >= d['rx']['msgs']"
+	ip netns exec "$NS_B" $KTGEN -j sink show | json_check "'gro' not in d[-1]"
+
+	expect_fail 2 "gro is for udp sinks" $KTGEN sink add tcp port 5290 gro
+	expect_fail 1 "gro is for UDP sinks.*\(attribute gro\)" \
+		"$KTGEN_NLRAW" sink-new 4:u16:5290 14:flag:1
+	$KTGEN -j sink show | json_check "d == []"
+
+}
+case_add udp_gro t_udp_gro 180 smoke
+
 # Unload with traffic on the pair, then a namespace removed under traffic:
 # the devices go, the kernel says nothing (run.sh checks).
 t_nic_unload()
