@@ -48,7 +48,10 @@ COMPARISONS = [
     ("udp64", "ktgen", "pktgen", "tx_pps", True, 0.5),
     ("udp64", "ktgen", "pktgen", "tx_pps_per_cpu", True, None),
     ("udp64-nic", "ktgen-gso", "iperf3", "rx_pps_per_cpu", True, 3.0),
+    ("udp64-nic", "ktgen-gro", "iperf3", "rx_pps_per_cpu", True, 3.0),
+    ("udp64-nic", "ktgen-gso-gro", "iperf3", "rx_pps_per_cpu", True, None),
     ("udp64-nic", "ktgen", "iperf3", "rx_pps_per_cpu", True, None),
+    ("udp64-nic", "ktgen-gro", "iperf3", "rx_pps", True, None),
     ("udp64-nic", "ktgen-gso", "iperf3", "rx_pps", True, None),
     ("udp64-nic", "ktgen-gso", "pktgen", "tx_pps", True, 0.5),
     ("udp64-nic", "ktgen-gso", "pktgen", "tx_pps_per_cpu", True, None),
@@ -126,7 +129,9 @@ def main():
         "`make bench` (scripts/bench.sh) at %s, %s: %s, over a veth pair "
         "between namespaces (udp64-nic: over ktgen's virtual NIC pair, a "
         "driver without UDP segmentation offload, so ktgen-gso's batches "
-        "reach it as 64-byte frames; udp64-lo: over loopback)." % (commit, doc["date"], setup),
+        "reach it as 64-byte frames; -gro: into a sink that takes the "
+        "batches the receiving driver's GRO merges; udp64-lo: over "
+        "loopback)." % (commit, doc["date"], setup),
         "QEMU/TCG models no caches: these ratios compare instruction path "
         "lengths, not cache behaviour. Per CPU: the rate over the CPUs the "
         "whole guest kept busy in the measured window.",

@@ -13,7 +13,10 @@
 #          NAPI and page pools) and ktgen-gso (gso 64: one UDP GSO skb a
 #          call, cut into 64-byte frames by the core before the driver,
 #          which has no UDP segmentation offload): frames, not skbs, at
-#          both devices. (veth takes GSO skbs whole: no ktgen-gso there.)
+#          both devices; ktgen-gro and ktgen-gso-gro, the same into a sink
+#          that takes GRO batches (gro: ktn1's GRO merges the frames, the
+#          sink reads a batch at a time). (veth takes GSO skbs whole and
+#          counts them as one packet: no ktgen-gso there.)
 #   udp64-lo  ktgen and iperf3 on the sender's namespace's loopback
 #          (lo's packets less its UDP's refusals)
 #   tcp1   one TCP stream of 64000-byte writes, ktgen against netperf
@@ -40,6 +43,9 @@
 # TCG models no caches: ratios compare instruction path lengths, not cache
 # behaviour. KTGEN_BENCH_ICOUNT=SHIFT runs the VM in QEMU's icount mode
 # (guest time follows executed instructions: host noise gone).
+# KTGEN_BENCH_WORKLOADS="udp64-nic rr" runs those workloads only, and
+# KTGEN_BENCH_OUT=DIR writes the results there instead of bench/ (a
+# partial run is not the published table).
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
@@ -148,6 +154,10 @@ udp64_on()
 	ktgen)	window "$1" ktgen "$4" ip netns exec "$na" "$k" run udp_stream to "$2" port 5001 size 64 time "$(T)" ;;
 	ktgen-gso) window "$1" ktgen-gso "$4" ip netns exec "$na" "$k" run udp_stream to "$2" port 5001 \
 			size 64 gso 64 time "$(T)" ;;
+	ktgen-gro) window "$1" ktgen-gro "$4" ip netns exec "$na" "$k" run udp_stream to "$2" port 5004 \
+			size 64 time "$(T)" ;;
+	ktgen-gso-gro) window "$1" ktgen-gso-gro "$4" ip netns exec "$na" "$k" run udp_stream to "$2" \
+			port 5004 size 64 gso 64 time "$(T)" ;;
 	iperf3)	window "$1" iperf3 "$4" ip netns exec "$na" iperf3 -c "$2" -p 5201 -u -b 0 -l 64 -t "$(T)" ;;
 	pktgen)	window "$1" pktgen "$4" pktgen_run "$2" "$(T)" ;;
 	esac
@@ -245,12 +255,17 @@ print(d["tps"], d["percentiles_ns"]["p99"] / 1e3)')" ;;
 		"$1" "$2" "${tps:-0}" "${p99:-0}" $((${9} - $4)) $((${8} - $3))
 }
 
-# round WORKLOAD PAIR TOOL...: every tool once, in reverse on odd pairs.
+# round WORKLOAD PAIR TOOL...: every tool once, in reverse on odd pairs;
+# nothing for a workload KTGEN_BENCH_WORKLOADS leaves out.
 round()
 {
 	local w=$1 p=$2 i
 
 	shift 2
+	case " ${KTGEN_BENCH_WORKLOADS:-${w//_/-}} " in
+	*" ${w//_/-} "*) ;;
+	*) return 0 ;;
+	esac
 	if [ $((p % 2)) = 1 ]; then
 		for ((i = $#; i >= 1; i--)); do
 			$w "${!i}" "$p"
@@ -280,6 +295,7 @@ guest()
 	pb=$!
 	ip netns exec $nb "$k" sink add udp port 5001 rx discard >/dev/null
 	ip netns exec $na "$k" sink add udp port 5001 rx discard >/dev/null
+	ip netns exec $nb "$k" sink add udp port 5004 rx discard gro >/dev/null
 	ip netns exec $na iperf3 -s -D -p 5201
 	ip netns exec $nb "$k" sink add tcp port 5002 rx discard >/dev/null
 	ip netns exec $nb "$k" sink add tcp port 5003 rx discard busy-poll 100ms >/dev/null
@@ -290,7 +306,7 @@ guest()
 	{
 		for p in $(seq "$pairs"); do
 			round udp64 "$p" ktgen iperf3 pktgen
-			round udp64_nic "$p" ktgen ktgen-gso iperf3 pktgen
+			round udp64_nic "$p" ktgen ktgen-gso ktgen-gro ktgen-gso-gro iperf3 pktgen
 			round udp64_lo "$p" ktgen iperf3
 			round tcp1 "$p" ktgen netperf
 			round tcp16 "$p" ktgen-cached ktgen-zerocopy iperf3 netperf
@@ -310,13 +326,15 @@ fi
 "$here/install-deps.sh"
 tools=$(bench_tools "$here")
 out=$(mktemp -d /tmp/ktgen-bench.XXXXXX)
-# 18 runs a pair of lead + secs + 1 guest seconds, ~4 host s each under
+# 20 runs a pair of lead + secs + 1 guest seconds, ~4 host s each under
 # TCG (~12 under icount), plus the boot.
 per=5
 [ -n "${KTGEN_BENCH_ICOUNT:-}" ] && per=14
-setup=$("$here/bench-vm.sh" --result samples.jsonl "$out" $((pairs * 18 * (secs + 3) * per + 300)) \
-	env KTGEN_TOOLS="$tools" "$here/bench.sh" "$pairs" "$secs")
-mkdir -p "$top/bench"
-/usr/bin/python3 "$here/bench-report.py" "$out/samples.jsonl" "$top/bench" \
+setup=$("$here/bench-vm.sh" --result samples.jsonl "$out" $((pairs * 20 * (secs + 3) * per + 300)) \
+	env KTGEN_TOOLS="$tools" KTGEN_BENCH_WORKLOADS="${KTGEN_BENCH_WORKLOADS:-}" \
+	"$here/bench.sh" "$pairs" "$secs")
+dest=${KTGEN_BENCH_OUT:-$top/bench}
+mkdir -p "$dest"
+/usr/bin/python3 "$here/bench-report.py" "$out/samples.jsonl" "$dest" \
 	"$setup" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 rm -rf "$out"
