@@ -241,6 +241,8 @@ static int ktg_tcp_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	}
 	skb_prepare_seq_read(skb, offset, offset + len, &st);
 	while ((n = skb_seq_read(consumed, &data, &st)) != 0) {
+		/* a block may run on past the bound desc->count set */
+		n = min_t(unsigned int, n, len - consumed);
 		ktg_conn_data(c, data, n, ctx->worker);
 		consumed += n;
 	}
@@ -738,6 +740,7 @@ static int ktg_sink_udp_recvmsg(struct ktg_sink *sink, struct ktg_worker *w,
 	*fromlen = msg.msg_namelen;
 	/* put_cmsg() moved msg_controllen on by what it wrote */
 	if (sink->p.gro && msg.msg_controllen < sizeof(cmsg) &&
+	    cmsg.hdr.cmsg_len == CMSG_LEN(sizeof(int)) &&
 	    cmsg.hdr.cmsg_level == SOL_UDP && cmsg.hdr.cmsg_type == UDP_GRO)
 		*seg = *(int *)CMSG_DATA(&cmsg.hdr);
 	return len;
@@ -754,9 +757,9 @@ static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
 	struct ktg_rx_stats *rx, *first = NULL;
 	struct sockaddr_storage from;
 	struct sock *sk = sink->sock->sk;
+	u32 off = 0, n, seg = 0, hlen = sizeof(struct ktg_dgram);
 	struct sk_buff *skb = NULL;
 	int err, len, fromlen = 0;
-	u32 off = 0, n, seg = 0;
 
 	if (api) {
 		len = ktg_sink_udp_recvmsg(sink, w, &from, &fromlen, &seg);
@@ -775,15 +778,14 @@ static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
 	do {
 		n = min_t(u32, seg, len - off);
 		/* user: each datagram's header, read back from where the
-		 * stack put it
+		 * stack put it; one that cannot be is no ktgen header
 		 */
 		if (sink->p.rx_mode == KTGEN_RX_MODE_USER &&
-		    copy_from_user(w->buf + off, w->ubuf + off,
-				   min_t(u32, n, sizeof(struct ktg_dgram))))
-			break;
+		    copy_from_user(w->buf + off, w->ubuf + off, min_t(u32, n, hlen)))
+			memset(w->buf + off, 0, min_t(u32, n, hlen));
 		rx = ktg_sink_dgram(sink, skb, api ? w->buf : NULL, off, n, w,
 				    &from, fromlen);
-		if (!off)
+		if (!first)
 			first = rx;
 		off += n;
 	} while (off < len);
