@@ -56,6 +56,8 @@ COMPARISONS = [
     ("udp64-nic", "ktgen-gso", "pktgen", "tx_pps", True, 0.5),
     ("udp64-nic", "ktgen-gso", "pktgen", "tx_pps_per_cpu", True, None),
     ("udp64-nic", "ktgen", "pktgen", "tx_pps", True, None),
+    ("udp64-gro", "ktgen-gro", "iperf3", "rx_pps_per_cpu", True, None),
+    ("udp64-gro", "ktgen", "iperf3", "rx_pps_per_cpu", True, None),
     ("udp64-lo", "ktgen", "iperf3", "rx_pps_per_cpu", True, None),
     ("udp64-lo", "ktgen", "iperf3", "rx_pps", True, None),
     ("tcp16", "ktgen-cached", "iperf3", "gbps_per_cpu", True, 1.2),

@@ -17,6 +17,11 @@
 #          that takes GRO batches (gro: ktn1's GRO merges the frames, the
 #          sink reads a batch at a time). (veth takes GSO skbs whole and
 #          counts them as one packet: no ktgen-gso there.)
+#   udp64-gro  the same over a second veth pair whose receiving end has
+#          GRO on (veth then receives through NAPI, and GRO merges the
+#          datagrams of a flow for a socket that takes batches): ktgen,
+#          ktgen-gro (into the gro sink) and iperf3; the receiving veth
+#          counts datagrams before GRO
 #   udp64-lo  ktgen and iperf3 on the sender's namespace's loopback
 #          (lo's packets less its UDP's refusals)
 #   tcp1   one TCP stream of 64000-byte writes, ktgen against netperf
@@ -57,6 +62,8 @@ secs=${2:-3}
 lead=1.5
 A=10.79.0.1
 B=10.79.0.2
+GA=10.82.0.1	# the veth pair with GRO at the receiver
+GB=10.82.0.2
 NA=10.80.0.1	# the NIC pair
 NB=10.80.0.2
 dev_a=ktgb0	# the sending and the receiving device the meter reads
@@ -177,6 +184,13 @@ udp64_nic()
 	udp64_on udp64-nic $NB "$@"
 }
 
+udp64_gro()
+{
+	local dev_a=ktgc0 dev_b=ktgc1
+
+	udp64_on udp64-gro $GB "$@"
+}
+
 # Loopback: sender and receiver in the first namespace, its lo and UDP
 # counters the meter's.
 udp64_lo()
@@ -288,6 +302,12 @@ guest()
 	modprobe pktgen
 	bench_veth $na ktgb0 $A $nb ktgb1 $B
 	bench_nic "$k" $na ktn0 $NA $nb ktn1 $NB
+	ip link add ktgc0 netns $na type veth peer name ktgc1 netns $nb
+	ip -n $na addr add $GA/24 dev ktgc0
+	ip -n $nb addr add $GB/24 dev ktgc1
+	ip -n $na link set ktgc0 up
+	ip -n $nb link set ktgc1 up
+	ip netns exec $nb ethtool -K ktgc1 gro on
 	# A process in each namespace: its /proc/PID/net is the namespace's.
 	ip netns exec $na sleep infinity &
 	pa=$!
@@ -307,6 +327,7 @@ guest()
 		for p in $(seq "$pairs"); do
 			round udp64 "$p" ktgen iperf3 pktgen
 			round udp64_nic "$p" ktgen ktgen-gso ktgen-gro ktgen-gso-gro iperf3 pktgen
+			round udp64_gro "$p" ktgen ktgen-gro iperf3
 			round udp64_lo "$p" ktgen iperf3
 			round tcp1 "$p" ktgen netperf
 			round tcp16 "$p" ktgen-cached ktgen-zerocopy iperf3 netperf
@@ -326,11 +347,11 @@ fi
 "$here/install-deps.sh"
 tools=$(bench_tools "$here")
 out=$(mktemp -d /tmp/ktgen-bench.XXXXXX)
-# 20 runs a pair of lead + secs + 1 guest seconds, ~4 host s each under
+# 23 runs a pair of lead + secs + 1 guest seconds, ~4 host s each under
 # TCG (~12 under icount), plus the boot.
 per=5
 [ -n "${KTGEN_BENCH_ICOUNT:-}" ] && per=14
-setup=$("$here/bench-vm.sh" --result samples.jsonl "$out" $((pairs * 20 * (secs + 3) * per + 300)) \
+setup=$("$here/bench-vm.sh" --result samples.jsonl "$out" $((pairs * 23 * (secs + 3) * per + 300)) \
 	env KTGEN_TOOLS="$tools" KTGEN_BENCH_WORKLOADS="${KTGEN_BENCH_WORKLOADS:-}" \
 	"$here/bench.sh" "$pairs" "$secs")
 dest=${KTGEN_BENCH_OUT:-$top/bench}
