@@ -2,21 +2,28 @@
 #
 # bench-lib.sh: what the benchmarks share inside the guest (sourced).
 
-# bench_veth NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B: two namespaces joined by
-# a veth pair, each end with its /24 address, the ends and loopback up.
-bench_veth()
+# bench_veth_pair NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B: a veth pair between
+# two namespaces that exist, each end with its /24 address, both up.
+bench_veth_pair()
 {
 	local na=$1 da=$2 aa=$3 nb=$4 db=$5 ab=$6
 
-	ip netns add "$na"
-	ip netns add "$nb"
 	ip link add "$da" netns "$na" type veth peer name "$db" netns "$nb"
 	ip -n "$na" addr add "$aa/24" dev "$da"
 	ip -n "$nb" addr add "$ab/24" dev "$db"
 	ip -n "$na" link set "$da" up
 	ip -n "$nb" link set "$db" up
-	ip -n "$na" link set lo up
-	ip -n "$nb" link set lo up
+}
+
+# bench_veth NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B: two namespaces joined by
+# a veth pair (bench_veth_pair), loopback up in each.
+bench_veth()
+{
+	ip netns add "$1"
+	ip netns add "$4"
+	bench_veth_pair "$@"
+	ip -n "$1" link set lo up
+	ip -n "$4" link set lo up
 }
 
 # bench_nic KTGEN NS_A DEV_A ADDR_A NS_B DEV_B ADDR_B: the same over a pair

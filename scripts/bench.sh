@@ -302,11 +302,7 @@ guest()
 	modprobe pktgen
 	bench_veth $na ktgb0 $A $nb ktgb1 $B
 	bench_nic "$k" $na ktn0 $NA $nb ktn1 $NB
-	ip link add ktgc0 netns $na type veth peer name ktgc1 netns $nb
-	ip -n $na addr add $GA/24 dev ktgc0
-	ip -n $nb addr add $GB/24 dev ktgc1
-	ip -n $na link set ktgc0 up
-	ip -n $nb link set ktgc1 up
+	bench_veth_pair $na ktgc0 $GA $nb ktgc1 $GB
 	ip netns exec $nb ethtool -K ktgc1 gro on
 	# A process in each namespace: its /proc/PID/net is the namespace's.
 	ip netns exec $na sleep infinity &

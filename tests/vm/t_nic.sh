@@ -552,7 +552,6 @@ print("%d datagrams in %d reads, %d lost" % (r["msgs"], r["reads"], r["lost"]))'
 	expect_fail 1 "gro is for UDP sinks.*\(attribute gro\)" \
 		"$KTGEN_NLRAW" sink-new 4:u16:5290 14:flag:1
 	$KTGEN -j sink show | json_check "d == []"
-
 }
 case_add udp_gro t_udp_gro 180 smoke
 
