@@ -28,6 +28,11 @@ tx=${KTGEN_SCALE_TX:-stack}
 # KTGEN_SCALE_SYSCTL: sysctl settings for the sender's namespace, e.g.
 # net.ipv4.tcp_slow_start_after_idle=0 (a flow idle while the others had
 # their turn otherwise restarts from the initial window).
+# KTGEN_SCALE_ROUTE: options for the sender's route to the receiver, e.g.
+# "initcwnd 64": a flow whose turn comes round less often than its RTO
+# restarts from the initial window each turn (RFC 5681's restart after
+# idle), and at 1000 flows that is every turn; the window, not the flow,
+# then sets how many bytes a packet carries.
 # More words for every run, e.g. "sndbuf 64K" (1000 flows of default
 # buffers exceed TCP's memory limits in a small guest: a run counts the
 # TCPMemoryPressures it met).
@@ -102,8 +107,9 @@ guest()
 	# 1000 connections to one port.
 	ip netns exec $nb sysctl -qw net.core.somaxconn=4096 net.ipv4.tcp_max_syn_backlog=4096
 	[ -n "${KTGEN_SCALE_SYSCTL:-}" ] && ip netns exec $na sysctl -qw $KTGEN_SCALE_SYSCTL
+	[ -n "${KTGEN_SCALE_ROUTE:-}" ] && ip -n $na route change 10.81.0.0/24 dev ktgs0 $KTGEN_SCALE_ROUTE
 	ip netns exec $nb "$k" sink add tcp port 5002 rx discard >/dev/null
-	echo "== bench-scale: $rounds rounds, ${secs} s windows, tx $tx${extra:+ $extra}${KTGEN_SCALE_SYSCTL:+, sender $KTGEN_SCALE_SYSCTL}, $(nproc) CPU(s), $(free -m | awk '$1 == "Mem:" { print $2 }') MiB, $(uname -r)${KTGEN_BENCH_ICOUNT:+, icount shift=$KTGEN_BENCH_ICOUNT}"
+	echo "== bench-scale: $rounds rounds, ${secs} s windows, tx $tx${extra:+ $extra}${KTGEN_SCALE_SYSCTL:+, sender $KTGEN_SCALE_SYSCTL}${KTGEN_SCALE_ROUTE:+, route $KTGEN_SCALE_ROUTE}, $(nproc) CPU(s), $(free -m | awk '$1 == "Mem:" { print $2 }') MiB, $(uname -r)${KTGEN_BENCH_ICOUNT:+, icount shift=$KTGEN_BENCH_ICOUNT}"
 	{
 		for r in $(seq "$rounds"); do
 			list=$flows_list
@@ -127,11 +133,12 @@ fi
 out=$(mktemp -d /tmp/ktgen-scale.XXXXXX)
 setup=$("$here/bench-vm.sh" --result scale.jsonl "$out" $((rounds * 4 * (secs + 3) * 8 + 300)) \
 	env KTGEN_SCALE_FLOWS="$flows_list" KTGEN_SCALE_TX="$tx" KTGEN_SCALE_ARGS="$extra" \
-	KTGEN_SCALE_SYSCTL="${KTGEN_SCALE_SYSCTL:-}" \
+	KTGEN_SCALE_SYSCTL="${KTGEN_SCALE_SYSCTL:-}" KTGEN_SCALE_ROUTE="${KTGEN_SCALE_ROUTE:-}" \
 	"$here/bench-scale.sh" "$rounds" "$secs")
 mkdir -p "$top/bench"
-# one file per setting: bench/scale[-ARGS][-SYSCTL], words joined by "-"
-name=$(echo "scale $extra ${KTGEN_SCALE_SYSCTL:-}" | sed 's/net\.ipv4\.//g; s/[ =]\+/-/g; s/-$//')
+# one file per setting: bench/scale[-ARGS][-SYSCTL][-ROUTE][-MEM], words
+# joined by "-"
+name=$(echo "scale $extra ${KTGEN_SCALE_SYSCTL:-} ${KTGEN_SCALE_ROUTE:-} ${KTGEN_BENCH_MEM:+${KTGEN_BENCH_MEM}M}" | sed 's/net\.ipv4\.//g; s/[ =]\+/-/g; s/-$//')
 /usr/bin/python3 "$here/bench-scale-report.py" "$out/scale.jsonl" "$top/bench/$name" \
 	"$setup" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 rm -rf "$out"

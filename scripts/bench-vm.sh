@@ -6,7 +6,8 @@
 # kernel, ktgen.ko built for it and the CLI, then CMD in a VM on it
 # (vm-run.sh, quiet, at most SECS s, console in OUTDIR) with
 # KTGEN_BENCH_IN_GUEST=1, KTGEN_KO and KTGEN_BENCH_ICOUNT in its
-# environment. KTGEN_BENCH_ICOUNT=SHIFT runs the VM in QEMU's icount mode.
+# environment. KTGEN_BENCH_ICOUNT=SHIFT runs the VM in QEMU's icount mode;
+# KTGEN_BENCH_MEM=MiB sizes its memory (vm-run.sh's default otherwise).
 # Exit status: vm-run.sh's. With --result, the guest must also have left
 # OUTDIR/FILE non-empty (else the console's tail goes to stderr and the
 # status is 1), and its setup line ("== NAME: SETUP") is printed as SETUP.
@@ -29,7 +30,8 @@ make -s -C "$top/tools" ktgen KTGEN_VERSION="$(make -s -C "$top" --no-print-dire
 vm()
 {
 	KTGEN_VM_QUIET=1 "$here/vm-run.sh" -k "$kenv" -o "$out" -t "$secs" \
-		${KTGEN_BENCH_ICOUNT:+-i "$KTGEN_BENCH_ICOUNT"} -- \
+		${KTGEN_BENCH_ICOUNT:+-i "$KTGEN_BENCH_ICOUNT"} \
+		${KTGEN_BENCH_MEM:+-m "$KTGEN_BENCH_MEM"} -- \
 		env KTGEN_BENCH_IN_GUEST=1 KTGEN_KO="$ko" KTGEN_BENCH_ICOUNT="${KTGEN_BENCH_ICOUNT:-}" "$@"
 }
 [ -z "$result" ] && { vm "$@"; exit; }
