@@ -25,6 +25,10 @@ rounds=${1:-3}
 secs=${2:-3}
 flows_list=${KTGEN_SCALE_FLOWS:-1 10 100 1000}
 tx=${KTGEN_SCALE_TX:-stack}
+# KTGEN_SCALE_WARMUP: seconds before the window (default 1). A thousand
+# flows take turns of ~0.3 s each: they need a few turns to leave slow
+# start, and a 1 s warm-up measures part of that ramp.
+warmup=${KTGEN_SCALE_WARMUP:-1}
 # KTGEN_SCALE_SYSCTL: sysctl settings for the sender's namespace, e.g.
 # net.ipv4.tcp_slow_start_after_idle=0 (a flow idle while the others had
 # their turn otherwise restarts from the initial window).
@@ -52,7 +56,7 @@ veth_tx()
 
 mem_avail()
 {
-	awk '$1 == "MemAvailable:" { print $2 * 1024 }' /proc/meminfo
+	awk '$1 == "MemAvailable:" { printf "%.0f\n", $2 * 1024 }' /proc/meminfo
 }
 
 # one FLOWS ROUND: a run, and in the middle of its window the module's
@@ -65,9 +69,9 @@ one()
 	p0=$(veth_tx)
 	doc=$(mktemp)
 	ip netns exec "$na" "$k" -j run tcp_stream to $B port 5002 flows "$n" size 64000 \
-		tx "$tx" warmup 1 time "$secs" $extra >"$doc" 2>"$doc.err" &
+		tx "$tx" warmup "$warmup" time "$secs" $extra >"$doc" 2>"$doc.err" &
 	pid=$!
-	sleep "$(echo "1 + $secs / 2" | bc -l)"
+	sleep "$(echo "$warmup + $secs / 2" | bc -l)"
 	used=$(ip netns exec "$na" "$k" -j config show | /usr/bin/python3 -c \
 		'import json, sys; print(json.load(sys.stdin).get("buffer_used", 0))')
 	m1=$(mem_avail)
@@ -109,7 +113,7 @@ guest()
 	[ -n "${KTGEN_SCALE_SYSCTL:-}" ] && ip netns exec $na sysctl -qw $KTGEN_SCALE_SYSCTL
 	[ -n "${KTGEN_SCALE_ROUTE:-}" ] && ip -n $na route change 10.81.0.0/24 dev ktgs0 $KTGEN_SCALE_ROUTE
 	ip netns exec $nb "$k" sink add tcp port 5002 rx discard >/dev/null
-	echo "== bench-scale: $rounds rounds, ${secs} s windows, tx $tx${extra:+ $extra}${KTGEN_SCALE_SYSCTL:+, sender $KTGEN_SCALE_SYSCTL}${KTGEN_SCALE_ROUTE:+, route $KTGEN_SCALE_ROUTE}, $(nproc) CPU(s), $(free -m | awk '$1 == "Mem:" { print $2 }') MiB, $(uname -r)${KTGEN_BENCH_ICOUNT:+, icount shift=$KTGEN_BENCH_ICOUNT}"
+	echo "== bench-scale: $rounds rounds, ${secs} s windows after ${warmup} s, tx $tx${extra:+ $extra}${KTGEN_SCALE_SYSCTL:+, sender $KTGEN_SCALE_SYSCTL}${KTGEN_SCALE_ROUTE:+, route $KTGEN_SCALE_ROUTE}, $(nproc) CPU(s), $(free -m | awk '$1 == "Mem:" { print $2 }') MiB, $(uname -r)${KTGEN_BENCH_ICOUNT:+, icount shift=$KTGEN_BENCH_ICOUNT}"
 	{
 		for r in $(seq "$rounds"); do
 			list=$flows_list
@@ -131,14 +135,15 @@ fi
 
 "$here/install-deps.sh"
 out=$(mktemp -d /tmp/ktgen-scale.XXXXXX)
-setup=$("$here/bench-vm.sh" --result scale.jsonl "$out" $((rounds * 4 * (secs + 3) * 8 + 300)) \
+setup=$("$here/bench-vm.sh" --result scale.jsonl "$out" $((rounds * 4 * (secs + warmup + 2) * 8 + 300)) \
 	env KTGEN_SCALE_FLOWS="$flows_list" KTGEN_SCALE_TX="$tx" KTGEN_SCALE_ARGS="$extra" \
 	KTGEN_SCALE_SYSCTL="${KTGEN_SCALE_SYSCTL:-}" KTGEN_SCALE_ROUTE="${KTGEN_SCALE_ROUTE:-}" \
+	KTGEN_SCALE_WARMUP="$warmup" \
 	"$here/bench-scale.sh" "$rounds" "$secs")
 mkdir -p "$top/bench"
 # one file per setting: bench/scale[-ARGS][-SYSCTL][-ROUTE][-MEM], words
 # joined by "-"
-name=$(echo "scale $extra ${KTGEN_SCALE_SYSCTL:-} ${KTGEN_SCALE_ROUTE:-} ${KTGEN_BENCH_MEM:+${KTGEN_BENCH_MEM}M}" | sed 's/net\.ipv4\.//g; s/[ =]\+/-/g; s/-$//')
+name=$(echo "scale $extra ${KTGEN_SCALE_SYSCTL:-} ${KTGEN_SCALE_ROUTE:-} ${KTGEN_BENCH_MEM:+${KTGEN_BENCH_MEM}M} ${KTGEN_SCALE_WARMUP:+warmup $KTGEN_SCALE_WARMUP}" | sed 's/net\.ipv4\.//g; s/[ =]\+/-/g; s/-$//')
 /usr/bin/python3 "$here/bench-scale-report.py" "$out/scale.jsonl" "$top/bench/$name" \
 	"$setup" "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)"
 rm -rf "$out"
