@@ -55,6 +55,10 @@ bool dev_up(const char *name);
 struct nl_ctx;
 int info_get(struct nl_ctx *ctx, struct module_info *mi);
 void env_collect(struct env *e, const uint8_t *cpus, size_t cpus_len);
+/* TCP stream flows from which the window restart after idle matters. */
+#define ENV_MANY_FLOWS	100
+#define ENV_SSAI_PATH	"/proc/sys/net/ipv4/tcp_slow_start_after_idle"
+void env_check_flows(struct env *e, uint32_t flows, const char *ssai_path);
 void env_print_warnings(const struct env *e);
 void env_print(const struct env *e);
 void env_free(struct env *e);

@@ -1433,6 +1433,8 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 		a->warmup_ms = 1000;
 	}
 	env_collect(&w.env, a->cpus, a->cpus_len);
+	if (a->test == KTGEN_TEST_TCP_STREAM && a->has_flows)
+		env_check_flows(&w.env, a->flows, ENV_SSAI_PATH);
 	info_get(ctx, &w.env.module);
 	counters_read(&w.before);
 	err = run_start(ctx, a, &w.id);

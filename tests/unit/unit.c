@@ -10,11 +10,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <linux/genetlink.h>
 #include <linux/ktgen.h>
 
 #include "counters.h"
+#include "env.h"
 #include "hist.h"
 #include "ktgen.h"
 #include "nl.h"
@@ -664,6 +666,38 @@ static void test_hist(void)
 	test_hist_sub();
 }
 
+/* The many-flows warning: on when the kernel restarts idle windows. */
+static void test_env_flows(void)
+{
+	char path[] = "/tmp/ktgen-unit-ssai.XXXXXX";
+	struct env e = { 0 };
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	f = fdopen(fd, "w");
+	fputs("1\n", f);
+	fclose(f);
+	env_check_flows(&e, 10, path);
+	CHECK(e.nwarnings == 0);
+	env_check_flows(&e, 1000, path);
+	CHECK(e.nwarnings == 1);
+	if (e.nwarnings)
+		CHECK_STR(e.warnings[0],
+			  "1000 flows take turns: tcp_slow_start_after_idle=1 restarts each flow's window whenever a turn comes after its RTO");
+	f = fopen(path, "w");
+	fputs("0\n", f);
+	fclose(f);
+	env_check_flows(&e, 1000, path);
+	CHECK(e.nwarnings == 1);
+	unlink(path);
+	env_check_flows(&e, 1000, path);	/* no such file: no warning */
+	CHECK(e.nwarnings == 1);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -678,6 +712,7 @@ static const struct {
 	{ "cpu_print", test_cpu_show },
 	{ "counters", test_counters },
 	{ "latency_histogram", test_hist },
+	{ "env_many_flows", test_env_flows },
 };
 
 int main(void)

@@ -187,7 +187,7 @@ case_add per_flow t_per_flow 120
 # Many flows on one worker: a pass over them is bounded, so every flow
 # sends within a short run (16 calls of 64000 bytes per visit made a pass
 # over 200 flows outlast it, and the flows at the end of the list never
-# sent).
+# sent). The preflight warns of windows restarted after idle.
 t_many_flows_fair()
 {
 	local out
@@ -206,6 +206,18 @@ d = json.load(sys.stdin)
 b = [f["bytes"] for f in d.get("per_flow", [])]
 print("state", d.get("state"), "fairness", d.get("fairness"),
       "flows that sent nothing", sum(1 for x in b if not x), "of", len(b))')"
+	# A namespace's default restarts idle windows: the preflight says so
+	# for this many flows, and not once the sender's namespace does not.
+	echo "$out" | json_check "any('200 flows take turns: tcp_slow_start_after_idle=1' in w
+		for w in d['environment']['preflight']['warnings'])" ||
+		fail "no warning about restarted windows at 200 flows"
+	ip netns exec "$NS_A" sysctl -qw net.ipv4.tcp_slow_start_after_idle=0
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 5506 \
+		flows 200 cpus 0 size 64000 bytes 16M |
+		json_check "d['state'] == 'done' and
+			not any('tcp_slow_start_after_idle' in w
+				for w in d['environment']['preflight']['warnings'])" ||
+		fail "the restart warning with tcp_slow_start_after_idle=0"
 }
 case_add many_flows_fair t_many_flows_fair 180
 
