@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
+#include <net/inet_connection_sock.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -407,13 +408,18 @@ static struct ktg_worker *ktg_sink_pick(struct ktg_sink *sink, struct sock *sk)
 	return w;
 }
 
-/* Accept what is pending on the listening socket: worker 0 does this. */
+/* Accept what is pending on the listening socket: worker 0 does this,
+ * every pass. kernel_accept() allocates a socket (an inode) before it
+ * looks at the queue, so an empty queue is seen first, as poll sees it.
+ */
 static void ktg_sink_accept(struct ktg_sink *sink)
 {
+	struct request_sock_queue *queue = &inet_csk(sink->sock->sk)->icsk_accept_queue;
 	struct socket *newsock;
 	struct ktg_conn *c;
 
-	while (!kernel_accept(sink->sock, &newsock, O_NONBLOCK)) {
+	while (!reqsk_queue_empty(queue) &&
+	       !kernel_accept(sink->sock, &newsock, O_NONBLOCK)) {
 		c = kzalloc(sizeof(*c), GFP_KERNEL);
 		if (!c) {
 			ktg_sock_release(newsock);

@@ -13,6 +13,7 @@
  */
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
 #include <net/sock.h>
 
 #include "compat.h"
@@ -124,9 +125,12 @@ void ktg_worker_sleep(struct ktg_worker *w, long timeout)
  * The end of a pass over the worker's sockets, @busy if it did anything.
  * Idle, it sleeps (ktg_worker_sleep()); with a busy-poll budget it first
  * spins that long after the last thing it did, its caller's loop polling
- * the sockets and anything else runnable going first, as the stack's own
- * busy polling trades a CPU for the wake-up it saves. Only work starts a
- * new budget: a worker that slept with nothing to do sleeps again.
+ * the sockets, as the stack's own busy polling trades a CPU for the
+ * wake-up it saves. Only work starts a new budget: a worker that slept
+ * with nothing to do sleeps again. It spins only while no other task
+ * wants its CPU (as KVM's halt polling does): a peer woken on the same
+ * CPU, the other end of a transaction, say, would wait for the spinning
+ * worker's time slice to end, a tick a transaction.
  */
 void ktg_worker_idle(struct ktg_worker *w, bool busy, long timeout)
 {
@@ -136,7 +140,7 @@ void ktg_worker_idle(struct ktg_worker *w, bool busy, long timeout)
 		w->idle_since = 0;
 		return;
 	}
-	if (w->busy_poll_ns) {
+	if (w->busy_poll_ns && single_task_running()) {
 		now = ktime_get();
 		if (!w->idle_since)
 			w->idle_since = now;
