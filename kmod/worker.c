@@ -127,10 +127,14 @@ void ktg_worker_sleep(struct ktg_worker *w, long timeout)
  * spins that long after the last thing it did, its caller's loop polling
  * the sockets, as the stack's own busy polling trades a CPU for the
  * wake-up it saves. Only work starts a new budget: a worker that slept
- * with nothing to do sleeps again. It spins only while no other task
- * wants its CPU (as KVM's halt polling does): a peer woken on the same
- * CPU, the other end of a transaction, say, would wait for the spinning
- * worker's time slice to end, a tick a transaction.
+ * with nothing to do sleeps again.
+ *
+ * A task woken on its CPU that the scheduler prefers (an RCU kthread,
+ * ksoftirqd, a kworker) runs first, the worker staying runnable; one that
+ * still waits after that makes the worker sleep (as KVM's halt polling
+ * does): another spinner, the other end of a transaction on the same CPU,
+ * say, would otherwise wait for the worker's time slice to end, a tick a
+ * transaction.
  */
 void ktg_worker_idle(struct ktg_worker *w, bool busy, long timeout)
 {
@@ -140,14 +144,14 @@ void ktg_worker_idle(struct ktg_worker *w, bool busy, long timeout)
 		w->idle_since = 0;
 		return;
 	}
-	if (w->busy_poll_ns && single_task_running()) {
+	if (w->busy_poll_ns) {
+		cond_resched();
 		now = ktime_get();
 		if (!w->idle_since)
 			w->idle_since = now;
-		if (ktime_to_ns(ktime_sub(now, w->idle_since)) < w->busy_poll_ns) {
-			cond_resched();
+		if (single_task_running() &&
+		    ktime_to_ns(ktime_sub(now, w->idle_since)) < w->busy_poll_ns)
 			return;
-		}
 	}
 	ktg_worker_sleep(w, timeout);
 }
