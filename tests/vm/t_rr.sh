@@ -344,14 +344,15 @@ t_rr_busy_poll()
 	done
 	exec {fd}>&-
 	rm -f "$fifo"
-	# both ends on CPU 0: busy-polling takes turns
-	# (2 s: hundreds of transactions even on the debug kernel, and
-	# the failure is a tick a transaction)
+	# both ends on CPU 0: busy-polling takes turns (a quarter of the
+	# plain rate at least: it measured 0.51-0.95 of it; without the
+	# rule 0.005, a tick a transaction). 2 s: hundreds of transactions
+	# even on the debug kernel.
 	plain=$(tcp_rr_tps cpus 0 -- cpus 0 time 2)
 	both=$(tcp_rr_tps cpus 0 busy-poll 100ms -- cpus 0 time 2 busy-poll 100ms)
 	log "one CPU for both ends: $plain trans/s, $both busy-polling"
-	[ $((both * 2)) -ge "$plain" ] ||
-		fail "one CPU, both ends busy-polling: $both trans/s, under half of $plain without"
+	[ $((both * 4)) -ge "$plain" ] ||
+		fail "one CPU, both ends busy-polling: $both trans/s, under a quarter of $plain without"
 	# an idle busy-polling sink sleeps again after its budget
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5701 rx discard cpus 1 busy-poll 100ms >/dev/null
 	ip netns exec "$NS_B" $KTGEN -j sink show | json_check "d[0]['busy_poll_us'] == 100000" ||
