@@ -253,6 +253,9 @@ no_run_workers() { ! pgrep '^ktgen/run' >/dev/null; }
 # a FIFO open for reading and writing).
 idle_wait() { read -r -t "$1" -u "$2" _ || :; }
 
+# doc_tps: the transactions per second (whole) of the run document on stdin.
+doc_tps() { /usr/bin/python3 -c 'import json, sys; print(int(json.load(sys.stdin)["latency"]["tps"]))'; }
+
 # tcp_rr_tps SINK_ARGS -- RUN_ARGS: the transactions per second of a
 # tcp_rr run over the veth pair (sink on port 5703).
 tcp_rr_tps()
@@ -262,8 +265,7 @@ tcp_rr_tps()
 	while [ "$1" != -- ]; do sargs+=("$1"); shift; done
 	shift
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5703 rx discard "${sargs[@]}" >/dev/null
-	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5703 "$@" |
-		/usr/bin/python3 -c 'import json, sys; print(int(json.load(sys.stdin)["latency"]["tps"]))'
+	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5703 "$@" | doc_tps
 	ip netns exec "$NS_B" $KTGEN sink del all
 }
 
@@ -277,7 +279,7 @@ tcp_rr_tps()
 # waits for its CPU).
 t_rr_busy_poll()
 {
-	local run sink s0 s1 r0 r1 t0 t1 doc bp us secs fifo fd plain both tps best wins rsum ssum
+	local run sink s0 s1 r0 r1 t0 t1 doc bp us secs fifo fd plain both tps rbest sbest wins rsum ssum
 
 	load_module
 	veth_pair
@@ -307,7 +309,7 @@ t_rr_busy_poll()
 		# turn, and the worker sleeps while it waits for the CPU
 		read_sleeps s1 "$sink"
 		read_sleeps r1 "$run"
-		wins=() rsum=0 ssum=0 best=
+		wins=() rsum=0 ssum=0 rbest= sbest=
 		for _ in 1 2 3; do
 			s0=$s1 r0=$r1
 			idle_wait 0.5 "$fd"
@@ -315,8 +317,8 @@ t_rr_busy_poll()
 			read_sleeps r1 "$run"
 			wins+=("$((r1 - r0))/$((s1 - s0))")
 			rsum=$((rsum + r1 - r0)) ssum=$((ssum + s1 - s0))
-			if [ -z "$best" ] || [ $((r1 - r0 + s1 - s0)) -lt $((${best% *} + ${best#* })) ]; then
-				best="$((r1 - r0)) $((s1 - s0))"
+			if [ -z "$rbest" ] || [ $((r1 - r0 + s1 - s0)) -lt $((rbest + sbest)) ]; then
+				rbest=$((r1 - r0)) sbest=$((s1 - s0))
 			fi
 		done
 		wait $! || fail "busy-poll ${bp:-off}: the run failed: $(cat "$doc")"
@@ -325,7 +327,7 @@ t_rr_busy_poll()
 			0 <= d['rx']['responses'] - d['latency']['transactions'] <= 1 and
 			d.get('busy_poll_us', 0) == $us" <"$doc" ||
 			fail "busy-poll ${bp:-off}: the transactions disagree"
-		tps=$(/usr/bin/python3 -c 'import json, sys; print(int(json.load(sys.stdin)["latency"]["tps"]))' <"$doc")
+		tps=$(doc_tps <"$doc")
 		log "busy-poll ${bp:-off}: $tps trans/s; sleeps (run/sink) in 3 windows of 0.5 s: ${wins[*]}"
 		# about 3 tps / 2 transactions in the windows, tps / 2 in
 		# each: without busy-poll a sleep each (over the three: one
@@ -336,9 +338,9 @@ t_rr_busy_poll()
 			[ $((rsum * 8)) -gt $((tps * 3)) ] && [ $((ssum * 8)) -gt $((tps * 3)) ] ||
 				fail "without busy-poll the workers did not sleep per transaction: $rsum and $ssum sleeps in $((tps * 3 / 2)) transactions"
 		else
-			[ $((${best% *} * 100)) -le "$(scaled "$tps")" ] &&
-				[ $((${best#* } * 100)) -le "$(scaled "$tps")" ] ||
-				fail "busy-poll: the workers slept ${best% *} and ${best#* } times in $((tps / 2)) transactions"
+			[ $((rbest * 100)) -le "$(scaled "$tps")" ] &&
+				[ $((sbest * 100)) -le "$(scaled "$tps")" ] ||
+				fail "busy-poll: the workers slept $rbest and $sbest times in $((tps / 2)) transactions"
 		fi
 		ip netns exec "$NS_B" $KTGEN sink del all
 	done
