@@ -225,6 +225,7 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 	f->hello.pattern_pages = htonl(run->pattern_pages);
 	f->hello.req = htonl(ktg_test_rr(p->test) ? p->req_size : 0);
 	f->hello.resp = htonl(ktg_test_rr(p->test) ? p->resp_size : 0);
+	f->hello.token = cpu_to_be64(ktg_test_rr(p->test) ? p->token : 0);
 
 	f->state = ktg_flow_crr(f) ? KTG_FLOW_SEND : KTG_FLOW_CONNECT;
 	if (cerr) {
@@ -540,6 +541,7 @@ static void ktg_dgram_head(struct ktg_flow *f, struct ktg_dgram *h, u32 magic, u
 		.seq		= cpu_to_be64(seq),
 		.pattern_pages	= htonl(f->run->pattern_pages),
 		.resp		= htonl(magic == KTG_MAGIC_REQ ? f->run->p.resp_size : 0),
+		.token		= cpu_to_be64(magic == KTG_MAGIC_REQ ? f->run->p.token : 0),
 	};
 }
 

@@ -185,9 +185,17 @@ struct ktg_sink_params {
 	u64			user_len;
 	u32			busy_poll_us;
 	bool			gro;		/* UDP_GRO: batches read whole */
+	bool			rr;		/* answers requests */
+	u32			resp_max;	/* larger than the request: token only */
+	u32			max_conns;	/* TCP connections, UDP flows tracked */
+	u32			idle_ms;	/* hello deadline, UDP flow idle time */
 };
 
 #define KTG_RX_BUF	SZ_64K		/* a worker's copy target or user slice */
+#define KTG_RESP_MAX		SZ_16M
+#define KTG_MAX_CONNS		65536
+#define KTG_DEFAULT_MAX_CONNS	4096
+#define KTG_DEFAULT_IDLE_MS	30000
 
 int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		    struct ktg_sink **sinkp, struct netlink_ext_ack *extack);
@@ -234,6 +242,7 @@ struct ktg_run_params {
 	u32			burst;
 	u32			busy_poll_us;
 	u32			gso;		/* udp_stream: datagrams per call */
+	u64			token;		/* the sink's, in every request */
 	u32			npercentiles;
 	u32			percentiles[KTG_MAX_PERCENTILES];	/* ppm */
 };

@@ -78,6 +78,20 @@ static struct netlink_range_validation ktg_busy_poll_range = {
 	.max	= 10 * USEC_PER_SEC,
 };
 
+static struct netlink_range_validation ktg_resp_max_range = {
+	.max	= KTG_RESP_MAX,
+};
+
+static struct netlink_range_validation ktg_max_conns_range = {
+	.min	= 1,
+	.max	= KTG_MAX_CONNS,
+};
+
+static struct netlink_range_validation ktg_idle_range = {
+	.min	= 10,
+	.max	= 3600 * MSEC_PER_SEC,
+};
+
 static struct netlink_range_validation ktg_user_len_range = {
 	.min	= SZ_64K,
 	.max	= SZ_1G,
@@ -109,6 +123,11 @@ static const struct nla_policy ktg_sink_policy[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_USER_LEN]		= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_user_len_range),
 	[KTGEN_A_SINK_BUSY_POLL]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_busy_poll_range),
 	[KTGEN_A_SINK_GRO]		= { .type = NLA_FLAG },
+	[KTGEN_A_SINK_RR]		= { .type = NLA_FLAG },
+	[KTGEN_A_SINK_RESP_MAX]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_resp_max_range),
+	[KTGEN_A_SINK_TOKEN]		= { .type = NLA_REJECT },
+	[KTGEN_A_SINK_MAX_CONNS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_max_conns_range),
+	[KTGEN_A_SINK_IDLE_MS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_idle_range),
 };
 
 static const struct nla_policy ktg_flow_policy[KTGEN_A_FLOW_MAX + 1] = {
@@ -149,6 +168,7 @@ static const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_BURST]		= NLA_POLICY_MIN(NLA_U32, 1),
 	[KTGEN_A_RUN_BUSY_POLL]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_busy_poll_range),
 	[KTGEN_A_RUN_GSO]		= NLA_POLICY_RANGE(NLA_U32, 2, KTG_MAX_GSO),
+	[KTGEN_A_RUN_TOKEN]		= { .type = NLA_U64 },
 };
 
 static void *ktg_nl_reply_put(struct sk_buff **msg, struct genl_info *info, u8 cmd)
@@ -619,7 +639,7 @@ void ktg_nl_notify_run_interval(struct ktg_run *run)
  * Pacing and request/response settings. Streams pace by bits or packets
  * per second; request/response tests (which take
  * their sizes from req-size and resp-size: a udp-rr datagram carries the
- * 32-byte ktgen header both ways) pace by transactions with rate and send
+ * 40-byte ktgen header both ways) pace by transactions with rate and send
  * from kernel (stack) or user memory.
  */
 static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
@@ -627,6 +647,7 @@ static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
 	static const int rr_only[] = {
 		KTGEN_A_RUN_REQ_SIZE, KTGEN_A_RUN_RESP_SIZE, KTGEN_A_RUN_RATE,
 		KTGEN_A_RUN_PERCENTILES, KTGEN_A_RUN_RR_TIMEOUT_MS,
+		KTGEN_A_RUN_TOKEN,
 	};
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
@@ -677,12 +698,13 @@ static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
 				    "request/response tests send with tx stack or user");
 		return -EINVAL;
 	}
+	p->token = tb[KTGEN_A_RUN_TOKEN] ? nla_get_u64(tb[KTGEN_A_RUN_TOKEN]) : 0;
 	p->req_size = ktg_nl_u32(info, KTGEN_A_RUN_REQ_SIZE, hdr);
 	p->resp_size = ktg_nl_u32(info, KTGEN_A_RUN_RESP_SIZE, hdr);
 	for (i = KTGEN_A_RUN_REQ_SIZE; udp && i <= KTGEN_A_RUN_RESP_SIZE; i++)
 		if (ktg_nl_u32(info, i, hdr) < hdr) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[i],
-					    "udp-rr datagrams carry a 32-byte header: at least 32");
+					    "udp-rr datagrams carry a 40-byte header: at least 40");
 			return -EINVAL;
 		}
 	p->size = p->req_size;

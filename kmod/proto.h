@@ -14,11 +14,14 @@
 #define KTG_MAGIC_CLOSE		0x4b544743U	/* "KTGC" */
 #define KTG_MAGIC_REQ		0x4b544751U	/* "KTGQ" */
 #define KTG_MAGIC_RESP		0x4b544752U	/* "KTGR" */
-#define KTG_WIRE_VERSION	1
+#define KTG_WIRE_VERSION	2	/* 2: a token in hellos and datagrams */
 
 /* A TCP flow opens with a hello; the payload stream follows. A request/
  * response flow (tcp-rr) gives the sizes: every @req bytes of the stream
- * are a request, answered with @resp bytes (0 for streams).
+ * are a request, answered with @resp bytes (0 for streams). A sink answers
+ * only if it was added for request/response, and with more bytes than a
+ * request carried only to a sender that gives its @token (and up to the
+ * sink's resp-max).
  */
 struct ktg_hello {
 	__be32	magic;
@@ -29,6 +32,7 @@ struct ktg_hello {
 	__be32	pattern_pages;	/* pages in the sender's pattern ring */
 	__be32	req;
 	__be32	resp;
+	__be64	token;		/* the sink's, or 0 */
 } __packed;
 
 /* Each UDP datagram large enough starts with this; a closing datagram
@@ -43,6 +47,7 @@ struct ktg_dgram {
 	__be64	seq;
 	__be32	pattern_pages;
 	__be32	resp;
+	__be64	token;		/* requests: the sink's, or 0 */
 } __packed;
 
 /*

@@ -173,7 +173,7 @@ t_rr_bad_input()
 		$KTGEN run tcp_rr to 127.0.0.1 port 5350 bytes 1M
 	expect_fail 1 "tcp-rr and udp-rr only.*\(attribute req-size\)" \
 		$KTGEN run tcp_stream to 127.0.0.1 port 5350 req 100
-	expect_fail 1 "at least 32.*\(attribute resp-size\)" \
+	expect_fail 1 "at least 40.*\(attribute resp-size\)" \
 		$KTGEN run udp_rr to 127.0.0.1 port 5350 resp 8
 	expect_fail 1 "tx stack or user.*\(attribute tx-mode\)" \
 		$KTGEN run tcp_rr to 127.0.0.1 port 5350 tx zerocopy
