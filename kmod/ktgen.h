@@ -58,6 +58,8 @@ struct ktg_rx_stats {
 	atomic64_t	bad_headers;
 	atomic64_t	responses;	/* tcp-rr, udp-rr */
 	atomic64_t	reads;		/* UDP sinks: datagram reads */
+	atomic64_t	refused;	/* requests, connections, flows not served */
+	atomic64_t	csum_errors;	/* UDP: bad checksums, dropped */
 	atomic_t	closed;		/* senders that finished (same host) */
 };
 
@@ -201,7 +203,7 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		    struct ktg_sink **sinkp, struct netlink_ext_ack *extack);
 void ktg_sink_destroy(struct ktg_sink *sink);
 struct ktg_sink *ktg_sink_find(struct ktg_net *kn, u32 id);
-int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink);
+int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink, bool secret);
 u32 ktg_sink_slots(const struct ktg_sink_params *p);
 void ktg_sinks_destroy_all(struct ktg_net *kn);
 

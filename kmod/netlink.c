@@ -394,15 +394,16 @@ static int ktg_nl_id_or_all(struct genl_info *info, int id_attr, int all_attr)
 
 /* --- sinks --- */
 
+/* @secret: the token goes to the sink's creator and CAP_NET_ADMIN only. */
 static int ktg_nl_sink_send(struct sk_buff *msg, struct ktg_sink *sink, u32 portid,
-			    u32 seq, int flags, u8 cmd)
+			    u32 seq, int flags, u8 cmd, bool secret)
 {
 	void *hdr;
 
 	hdr = genlmsg_put(msg, portid, seq, &ktg_nl_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (ktg_sink_fill(msg, sink)) {
+	if (ktg_sink_fill(msg, sink, secret)) {
 		genlmsg_cancel(msg, hdr);
 		return -EMSGSIZE;
 	}
@@ -411,10 +412,11 @@ static int ktg_nl_sink_send(struct sk_buff *msg, struct ktg_sink *sink, u32 port
 }
 
 /* @msg: allocated by the caller, consumed here. */
-static int ktg_nl_sink_reply(struct sk_buff *msg, struct genl_info *info,
-			     struct ktg_sink *sink, u8 cmd)
+static int ktg_nl_sink_reply(struct sk_buff *skb, struct sk_buff *msg,
+			     struct genl_info *info, struct ktg_sink *sink, u8 cmd)
 {
-	if (ktg_nl_sink_send(msg, sink, info->snd_portid, info->snd_seq, 0, cmd)) {
+	if (ktg_nl_sink_send(msg, sink, info->snd_portid, info->snd_seq, 0, cmd,
+			     netlink_capable(skb, CAP_NET_ADMIN))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -437,6 +439,15 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 	p.rcvbuf = ktg_nl_u32(info, KTGEN_A_SINK_RCVBUF, 0);
 	p.busy_poll_us = ktg_nl_u32(info, KTGEN_A_SINK_BUSY_POLL, 0);
 	p.gro = nla_get_flag(tb[KTGEN_A_SINK_GRO]);
+	p.rr = nla_get_flag(tb[KTGEN_A_SINK_RR]);
+	p.resp_max = ktg_nl_u32(info, KTGEN_A_SINK_RESP_MAX, 0);
+	p.max_conns = ktg_nl_u32(info, KTGEN_A_SINK_MAX_CONNS, KTG_DEFAULT_MAX_CONNS);
+	p.idle_ms = ktg_nl_u32(info, KTGEN_A_SINK_IDLE_MS, KTG_DEFAULT_IDLE_MS);
+	if (p.resp_max && !p.rr) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_RESP_MAX],
+				    "resp-max is for sinks that answer requests (rr)");
+		return -EINVAL;
+	}
 	if (p.gro && p.proto != KTGEN_PROTO_UDP) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_GRO],
 				    "gro is for UDP sinks (TCP reads a byte stream)");
@@ -502,7 +513,7 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 		nlmsg_free(msg);
 		return err;
 	}
-	err = ktg_nl_sink_reply(msg, info, sink, KTGEN_CMD_SINK_NEW);
+	err = ktg_nl_sink_reply(skb, msg, info, sink, KTGEN_CMD_SINK_NEW);
 	mutex_unlock(&kn->lock);
 	return err;
 
@@ -526,7 +537,7 @@ static int ktg_nl_sink_get_doit(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&kn->lock);
 	sink = ktg_sink_find(kn, nla_get_u32(info->attrs[KTGEN_A_SINK_ID]));
 	if (sink) {
-		err = ktg_nl_sink_reply(msg, info, sink, KTGEN_CMD_SINK_GET);
+		err = ktg_nl_sink_reply(skb, msg, info, sink, KTGEN_CMD_SINK_GET);
 	} else {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_SINK_ID], "no such sink");
 		nlmsg_free(msg);
@@ -548,7 +559,8 @@ static int ktg_nl_sink_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 		if (sink->id <= cb->args[0])
 			continue;
 		err = ktg_nl_sink_send(skb, sink, NETLINK_CB(cb->skb).portid,
-				       cb->nlh->nlmsg_seq, NLM_F_MULTI, KTGEN_CMD_SINK_GET);
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI, KTGEN_CMD_SINK_GET,
+				       netlink_capable(cb->skb, CAP_NET_ADMIN));
 		if (err)
 			break;
 		cb->args[0] = sink->id;

@@ -8,6 +8,7 @@
  * workers that adopted its address space (the stack's copy_to_user).
  */
 #include <linux/kthread.h>
+#include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -937,6 +938,7 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 	INIT_LIST_HEAD(&sink->uflows);
 	INIT_LIST_HEAD(&sink->pending);
 	ktg_rx_stats_init(&sink->stats);
+	sink->token = get_random_u64();
 
 	n = ktg_sink_slots(p);
 	sink->workers = kcalloc(n, sizeof(*sink->workers), GFP_KERNEL);
@@ -1041,7 +1043,12 @@ int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u6
 			       atomic64_read(&rx->responses), 0)) ||
 	    (atomic64_read(&rx->reads) &&
 	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_READS,
-			       atomic64_read(&rx->reads), 0))) {
+			       atomic64_read(&rx->reads), 0)) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_REFUSED,
+			      atomic64_read(&rx->refused), 0) ||
+	    (atomic64_read(&rx->csum_errors) &&
+	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_CSUM_ERRORS,
+			       atomic64_read(&rx->csum_errors), 0))) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
 	}
@@ -1069,7 +1076,7 @@ __be16 ktg_addr_port(const struct sockaddr_storage *ss)
 		((const struct sockaddr_in *)ss)->sin_port;
 }
 
-int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink)
+int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink, bool secret)
 {
 	if (nla_put_u32(msg, KTGEN_A_SINK_ID, sink->id) ||
 	    nla_put_u32(msg, KTGEN_A_SINK_PROTO, sink->p.proto) ||
@@ -1081,6 +1088,11 @@ int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink)
 	    (sink->p.busy_poll_us &&
 	     nla_put_u32(msg, KTGEN_A_SINK_BUSY_POLL, sink->p.busy_poll_us)) ||
 	    (sink->p.gro && nla_put_flag(msg, KTGEN_A_SINK_GRO)) ||
+	    (sink->p.rr && nla_put_flag(msg, KTGEN_A_SINK_RR)) ||
+	    (sink->p.resp_max && nla_put_u32(msg, KTGEN_A_SINK_RESP_MAX, sink->p.resp_max)) ||
+	    (secret && nla_put_u64_64bit(msg, KTGEN_A_SINK_TOKEN, sink->token, 0)) ||
+	    nla_put_u32(msg, KTGEN_A_SINK_MAX_CONNS, sink->p.max_conns) ||
+	    nla_put_u32(msg, KTGEN_A_SINK_IDLE_MS, sink->p.idle_ms) ||
 	    ktg_rx_stats_fill(msg, KTGEN_A_SINK_RX, &sink->stats, U64_MAX))
 		return -EMSGSIZE;
 	return 0;

@@ -23,6 +23,7 @@ struct ktg_sink {
 	struct list_head	uflows;		/* UDP senders seen */
 	u32			nuflows;
 	struct mm_struct	*mm;		/* rx user: the requester's */
+	u64			token;		/* answers above the request's size */
 };
 
 #endif /* _KTG_SINK_H */
