@@ -46,6 +46,8 @@ static const char * const rx_stats_names[KTGEN_A_RX_STATS_MAX + 1] = {
 	[KTGEN_A_RX_STATS_BAD_HEADERS]		= "bad-headers",
 	[KTGEN_A_RX_STATS_RESPONSES]		= "responses",
 	[KTGEN_A_RX_STATS_READS]		= "reads",
+	[KTGEN_A_RX_STATS_REFUSED]		= "refused",
+	[KTGEN_A_RX_STATS_CSUM_ERRORS]		= "csum-errors",
 };
 
 static const char * const tx_stats_names[KTGEN_A_TX_STATS_MAX + 1] = {
@@ -75,6 +77,11 @@ static const char * const sink_names[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_USER_LEN]		= "user-len",
 	[KTGEN_A_SINK_BUSY_POLL]	= "busy-poll",
 	[KTGEN_A_SINK_GRO]		= "gro",
+	[KTGEN_A_SINK_RR]		= "rr",
+	[KTGEN_A_SINK_RESP_MAX]		= "resp-max",
+	[KTGEN_A_SINK_TOKEN]		= "token",
+	[KTGEN_A_SINK_MAX_CONNS]	= "max-conns",
+	[KTGEN_A_SINK_IDLE_MS]		= "idle-ms",
 };
 
 static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
@@ -122,6 +129,7 @@ static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_BURST]		= "burst",
 	[KTGEN_A_RUN_BUSY_POLL]		= "busy-poll",
 	[KTGEN_A_RUN_GSO]		= "gso",
+	[KTGEN_A_RUN_TOKEN]		= "token",
 };
 
 static const char * const flow_names[KTGEN_A_FLOW_MAX + 1] = {

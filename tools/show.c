@@ -23,6 +23,8 @@ static const enum mnl_attr_data_type rx_stats_types[KTGEN_A_RX_STATS_MAX + 1] = 
 	[KTGEN_A_RX_STATS_BAD_HEADERS]		= MNL_TYPE_U64,
 	[KTGEN_A_RX_STATS_RESPONSES]		= MNL_TYPE_U64,
 	[KTGEN_A_RX_STATS_READS]		= MNL_TYPE_U64,
+	[KTGEN_A_RX_STATS_REFUSED]		= MNL_TYPE_U64,
+	[KTGEN_A_RX_STATS_CSUM_ERRORS]		= MNL_TYPE_U64,
 };
 
 /* A u64 counter: JSON when present, text as @text says. */
@@ -68,6 +70,9 @@ void print_rx_stats(const struct nlattr *nest)
 	print_counter(tb[KTGEN_A_RX_STATS_RESPONSES], "responses",
 		      "  responses %llu", TEXT_ALWAYS);
 	print_counter(tb[KTGEN_A_RX_STATS_READS], "reads", "  reads %llu", TEXT_ALWAYS);
+	print_counter(tb[KTGEN_A_RX_STATS_REFUSED], "refused", "  refused %llu", TEXT_NONZERO);
+	print_counter(tb[KTGEN_A_RX_STATS_CSUM_ERRORS], "csum_errors",
+		      "  csum errors %llu", TEXT_NONZERO);
 	print_close_object();
 }
 
