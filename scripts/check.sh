@@ -65,13 +65,20 @@ run_tier()
 	rm -f "$log"
 }
 
+# Both make's status and what checkpatch said: a checkpatch that could
+# not be fetched or run fails the case, as a finding does.
 checkpatch_ktap()
 {
-	local out
+	local out rc
 
 	echo "1..1"
 	out=$(make -s -C "$top" checkpatch 2>&1)
+	rc=$?
 	echo "$out" | sed 's/^/# /'
+	if [ $rc != 0 ]; then
+		echo "not ok 1 checkpatch_strict # make checkpatch exited $rc"
+		return 1
+	fi
 	if echo "$out" | grep -qE 'ERROR|WARNING|CHECK'; then
 		echo "not ok 1 checkpatch_strict"
 		return 1

@@ -99,7 +99,7 @@ timeout --foreground -k 10 "$secs" qemu-system-x86_64 \
 	-M q35 -cpu max -smp "$cpus" -m "$mem" -nic none "${icount[@]}" \
 	-nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$VMLINUZ" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 ktgvm.init=$here/vm-guest.sh ktgvm.kver=$KVER" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 log_buf_len=16M ktgvm.init=$here/vm-guest.sh ktgvm.kver=$KVER" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$MODDIR,mount_tag=modules,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \

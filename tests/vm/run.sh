@@ -53,29 +53,14 @@ if [ $list = 1 ]; then
 	exit 0
 fi
 
-REPORT_RE='WARNING:|BUG:|Oops|KASAN|UBSAN|suspected memory leak|possible circular|inconsistent lock|possible recursive|ODEBUG|soft lockup|hung_task|blocked for more than|general protection|Call Trace:'
 ktap=${KTGEN_KTAP:-/dev/null}
+# shellcheck source=tests/vm/reports.sh
+. "$dir/reports.sh"
 
-# Report lines in the kernel log on stdin. Under fault injection some are
-# the kernel's expected answer to a failed allocation, not a report: the
-# allocator's own warnings (warn_alloc: "page allocation failure", "vmalloc
-# error", with a stack) and the module loader's jump-label WARN when its
-# allocation for a loading module fails (kernel/jump_label.c). Their stacks
-# are skipped with them; every other report still counts.
+# Report lines in the kernel log on stdin (reports.sh).
 reports()
 {
-	awk -v re="$REPORT_RE" -v injected="$([ -e "$FAULT_FLAG" ] && echo 1)" '
-		{ line[NR] = $0 }
-		END {
-			for (i = 1; i <= NR; i++) {
-				if (line[i] !~ re)
-					continue
-				if (injected && (line[i] ~ /Call Trace:/ ||
-						 line[i] ~ /WARNING: .* at kernel\/jump_label\.c:/))
-					continue
-				print line[i]
-			}
-		}'
+	report_lines "$([ -e "$FAULT_FLAG" ] && echo 1)"
 }
 
 out()
@@ -97,6 +82,8 @@ if have_kmemleak; then
 	echo clear >$DEBUGFS/kmemleak
 fi
 
+mkdir -p /tmp/ktgen-san
+rm -f /tmp/ktgen-san/*
 out "KTAP version 1"
 out "1..${#sel[@]}"
 n=0 failed=0 t0=$SECONDS
@@ -110,12 +97,19 @@ for c in "${sel[@]}"; do
 	fi
 	echo "ktgen-test: begin $c" >/dev/kmsg
 	log=$(mktemp)
+	mark=$(mktemp -u)
 	start=$(date +%s.%N)
+	KTGEN_SKIP_MARK=$mark \
 	KTGEN_RECORD=${CASE_SMOKE[$c]:+${KTGEN_RECORD:-}} timeout -k 5 "$(scaled "${CASE_TIMEOUT[$c]}")" \
 		bash -c 'set -e; . "$1/lib.sh"; for f in "$1"/t_*.sh; do . "$f"; done; "$2"' \
 		case "$dir" "${CASE_FN[$c]}" >"$log" 2>&1
 	rc=$?
 	secs=$(echo "$(date +%s.%N) - $start" | bc)
+	# SKIP is skip()'s status with its mark; 4 without it is a failure
+	# (ktgen's exit code for infrastructure, say)
+	skipped=
+	[ $rc = 4 ] && [ -e "$mark" ] && skipped=1
+	rm -f "$mark"
 
 	# Leave nothing behind: namespaces, then the module.
 	for ns in $(ip netns list | awk '{ print $1 }' | grep '^ktg-'); do
@@ -124,6 +118,14 @@ for c in "${sel[@]}"; do
 	if module_loaded && ! rmmod ktgen 2>>"$log"; then
 		echo "FAIL: ktgen could not be unloaded after the case" >>"$log"
 		[ $rc = 0 ] && rc=1
+	fi
+	# The CLI's sanitizer reports (vm-suite.sh builds it with ASan and
+	# UBSan and sends them here).
+	if compgen -G "/tmp/ktgen-san/*" >/dev/null; then
+		echo "FAIL: sanitizer report from the CLI:" >>"$log"
+		head -n 40 /tmp/ktgen-san/* >>"$log"
+		rm -f /tmp/ktgen-san/*
+		rc=1
 	fi
 	report=$(dmesg | sed -n "/ktgen-test: begin $c\$/,\$p" | reports | head -n 5)
 	if [ -n "$report" ]; then
@@ -140,11 +142,16 @@ for c in "${sel[@]}"; do
 	rm -f "$log"
 	case $rc in
 	0) out "ok $n $c" ;;
-	4) out "ok $n $c # SKIP" ;;
+	4) if [ -n "$skipped" ]; then
+		out "ok $n $c # SKIP"
+	   else
+		out "not ok $n $c # exit=4 without skip()"; failed=$((failed + 1))
+	   fi ;;
 	124) out "not ok $n $c # TIMEOUT"; failed=$((failed + 1)) ;;
 	*) out "not ok $n $c # exit=$rc"; failed=$((failed + 1)) ;;
 	esac
 done
+echo "ktgen-test: end" >/dev/kmsg
 if [ ${#unstarted[@]} -gt 0 ]; then
 	echo "# budget: ${#unstarted[@]} of ${#sel[@]} cases not started within $budget s" \
 		"(all of them: make check-debug): ${unstarted[*]}"

@@ -182,26 +182,47 @@ t_netns()
 }
 case_add netns t_netns 60 core
 
-# Requests racing with rmmod/insmod: the CLI may find no module, the
-# kernel must report nothing.
+# Requests racing with rmmod/insmod: each call either answers or fails
+# with a reason and a failure's exit code (no crash, no signal), the module
+# really went and came back, and the kernel reports nothing.
 t_unload_under_use()
 {
-	local i pid
+	local i pid out=/tmp/ktg-uu unloads=0
 
+	rm -rf $out
+	mkdir $out
 	(
-		while :; do
-			$KTGEN info >/dev/null 2>&1 || true
-			$KTGEN config show >/dev/null 2>&1 || true
+		n=0
+		while [ ! -e $out/stop ]; do
+			for c in info "config show"; do
+				n=$((n + 1))
+				# shellcheck disable=SC2086
+				$KTGEN $c >/dev/null 2>$out/err.$n && rc=0 || rc=$?
+				echo "$rc" >>$out/rcs
+				# a failure is an exit code that says so and a
+				# reason; a signal, a sanitizer's or no word is not
+				case $rc in
+				0) ;;
+				1 | 4) [ -s $out/err.$n ] || echo "exit $rc, no reason" >$out/bad.$n ;;
+				*) { echo "exit $rc:"; cat $out/err.$n; } >$out/bad.$n ;;
+				esac
+				rm -f $out/err.$n
+			done
 		done
 	) &
 	pid=$!
 	for i in $(seq 15); do
 		load_module
 		sleep 0.$((RANDOM % 3))
-		rmmod ktgen 2>/dev/null || true
+		rmmod ktgen 2>/dev/null && unloads=$((unloads + 1))
 	done
-	kill $pid
-	wait $pid 2>/dev/null || true
+	touch $out/stop
+	wait $pid
+	log "unloads $unloads; calls by exit code: $(sort $out/rcs | uniq -c | tr '\n' ' ')"
+	[ "$unloads" -gt 0 ] || fail "rmmod never succeeded"
+	! compgen -G "$out/bad.*" >/dev/null || fail "a call failed otherwise: $(cat $out/bad.* | head -n 3)"
+	grep -qx 0 $out/rcs || fail "no call ever found the module"
+	grep -vqx 0 $out/rcs || fail "no call ever ran without the module"
 	load_module
 	$KTGEN info >/dev/null
 }

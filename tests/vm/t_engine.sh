@@ -442,7 +442,17 @@ t_stop_midrun()
 	$KTGEN -j run show "$id" | json_check "d['tx']['bytes'] > 0 and
 		d['tx']['acked'] == d['tx']['bytes'] and d['rx']['bytes'] == d['tx']['bytes'] and
 		d['rx']['verify_errors'] == 0 and d['duration_ns'] < 55e9"
-	expect_fail 1 "still running|no such run" $KTGEN run del 999
+	$KTGEN run del "$id"
+	expect_fail 1 "no such run" $KTGEN run show "$id"
+	# A running run is not deleted, and is not changed by the attempt.
+	id=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5500 time 60 sndbuf 64K detach |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+	[ "$(run_state "$id")" = running ] || fail "the second run is not running"
+	expect_fail 1 "still running: stop it first" $KTGEN run del "$id"
+	[ "$(run_state "$id")" = running ] || fail "refusing to delete changed it: $(run_state "$id")"
+	$KTGEN run stop "$id"
+	slowwait "$(scaled 10)" bash -c "[ \"\$($KTGEN -j run show $id | grep -o '\"state\":\"[a-z]*\"')\" = '\"state\":\"stopped\"' ]" ||
+		fail "the second run did not stop"
 	$KTGEN run del "$id"
 	expect_fail 1 "no such run" $KTGEN run show "$id"
 }
@@ -503,31 +513,71 @@ t_refused()
 }
 case_add refused t_refused
 
+# What a module's runs and sinks leave once they are gone: no kthread of
+# its, no socket of theirs bound or connected to PORT... but TIME-WAIT.
+nothing_left()
+{
+	local p left
+
+	left=$(ps -e -o comm= | grep '^ktgen/' || true)
+	[ -z "$left" ] || { log "threads left: $left"; return 1; }
+	for p in "$@"; do
+		left=$(ss -Htuan "( sport = :$p or dport = :$p )" | grep -v TIME-WAIT || true)
+		[ -z "$left" ] || { log "sockets left on $p: $left"; return 1; }
+	done
+}
+
 t_unload_during_run()
 {
+	local t u
+
 	load_module
 	$KTGEN sink add tcp port 5800 rx verify >/dev/null
 	$KTGEN sink add udp port 5801 >/dev/null
-	$KTGEN run tcp_stream to 127.0.0.1 port 5800 time 60 flows 4 detach >/dev/null
-	$KTGEN run udp_stream to 127.0.0.1 port 5801 time 60 detach >/dev/null
+	t=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5800 time 60 flows 4 detach |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+	u=$($KTGEN -j run udp_stream to 127.0.0.1 port 5801 time 60 detach |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 	sleep 1
+	[ "$(run_state "$t")" = running ] && [ "$(run_state "$u")" = running ] ||
+		fail "not both running: tcp $(run_state "$t"), udp $(run_state "$u")"
+	$KTGEN -j run show "$t" | json_check "d['tx']['bytes'] > 0"
 	rmmod ktgen
 	! module_loaded || fail "still loaded"
+	slowwait "$(scaled 5)" nothing_left 5800 5801 || fail "the unload left something behind"
 }
 case_add unload_during_run t_unload_during_run 120 core
 
+# Namespaces alive, where the kernel has a cache of its own for them (not
+# merged with another): a namespace that ktgen kept would stay counted.
+netns_count()
+{
+	awk '$1 == "net_namespace" { print $2 }' /proc/slabinfo 2>/dev/null
+}
+
 t_netns_exit_during_run()
 {
-	local ns
+	local ns id n0 n
 
 	load_module
+	n0=$(netns_count)
 	ns=$(netns_add x)
 	ip netns exec "$ns" $KTGEN sink add tcp port 5900 >/dev/null
-	ip netns exec "$ns" $KTGEN run tcp_stream to 127.0.0.1 port 5900 time 60 detach >/dev/null
+	id=$(ip netns exec "$ns" $KTGEN -j run tcp_stream to 127.0.0.1 port 5900 time 60 detach |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 	sleep 1
+	ip netns exec "$ns" $KTGEN -j run show "$id" |
+		json_check "d['state'] == 'running' and d['tx']['bytes'] > 0"
 	ip netns del "$ns"
-	sleep 1
-	$KTGEN info >/dev/null
+	# The namespace's workers go with it (pre_exit), and so does it.
+	slowwait "$(scaled 10)" nothing_left || fail "its workers outlived the namespace"
+	if [ -n "$n0" ]; then
+		slowwait "$(scaled 20)" bash -c "[ \"\$(awk '\$1 == \"net_namespace\" { print \$2 }' /proc/slabinfo)\" -le $n0 ]" ||
+			fail "the namespace was not freed: $(netns_count) alive, $n0 before"
+	fi
+	$KTGEN -j run show | json_check "d == []"
+	rmmod ktgen
+	load_module
 }
 case_add netns_exit_during_run t_netns_exit_during_run 120 core
 

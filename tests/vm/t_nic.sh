@@ -577,13 +577,27 @@ t_nic_unload()
 	ip netns del "$NS_B"
 	nic_pair
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5240 rx verify >/dev/null
-	ip netns exec "$NS_A" $KTGEN run tcp_stream to $NIC_ADDR_B port 5240 time 60 detach \
-		>/dev/null || fail "detached run: exit $?"
+	id=$(ip netns exec "$NS_A" $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5240 time 60 detach |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])') ||
+		fail "detached run: exit $?"
 	sleep "$(scaled 1)"
 	ip netns del "$NS_B"
 	slowwait "$(scaled 5)" sh -c "! ip -n $NS_A link show ktn0 >/dev/null 2>&1" ||
 		fail "ktn0 outlived its peer's namespace"
-	ip netns exec "$NS_A" $KTGEN run stop all >/dev/null 2>&1 || true
+	# The run whose device vanished: still trying (TCP retransmits into no
+	# route) or failed with the reason, never done; stopped, it says what
+	# it sent and that the peer never acknowledged the rest.
+	ip netns exec "$NS_A" $KTGEN -j run show "$id" >/tmp/ktg-nu.json
+	log "after the device went: $(cat /tmp/ktg-nu.json)"
+	json_check "d['state'] in ('running', 'failed') and
+		(d['state'] != 'failed' or d['errno'] > 0)" </tmp/ktg-nu.json
+	if grep -q '"state":"running"' /tmp/ktg-nu.json; then
+		ip netns exec "$NS_A" $KTGEN run stop "$id"
+		slowwait "$(scaled 10)" sh -c "ip netns exec $NS_A $KTGEN -j run show $id |
+			grep -q '\"state\":\"stopped\"'" || fail "did not stop"
+	fi
+	ip netns exec "$NS_A" $KTGEN -j run show "$id" | json_check "d['tx']['bytes'] > 0 and
+		d['tx']['acked'] <= d['tx']['bytes'] and d['state'] in ('stopped', 'failed')"
 	unload_module
 }
 case_add nic_unload t_nic_unload 180 core
