@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# check.sh: every test, tier by tier, ending with "N passed, N failed".
+# check.sh: every test, tier by tier, ending with "N passed, N failed, N skipped".
 #
 #   unit        CLI unit tests and CLI behaviour (host, ASan/UBSan)
 #   uapi        the header is what the YNL spec generates
@@ -30,8 +30,8 @@ here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$here")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
 tiers=${KTGEN_TIERS:-unit uapi checkpatch vm trixie bullseye sid compat debug}
-passed=0 failed=0
-failures=()
+passed=0 failed=0 skipped=0
+failures=() notrun=()
 start=$(date +%s)
 
 has_tier()
@@ -54,6 +54,8 @@ run_tier()
 	s=$(grep -E '^ok [0-9]+' "$log" | grep -c '# SKIP')
 	f=$(grep -cE '^not ok [0-9]+' "$log")
 	mapfile -t -O ${#failures[@]} failures < <(grep -E '^not ok [0-9]+' "$log" | sed "s/^/$name: /")
+	mapfile -t -O ${#notrun[@]} notrun < <(grep -E '^ok [0-9]+ .*# SKIP' "$log" |
+		sed -E "s/^ok [0-9]+ ([^ ]+) # SKIP ?(.*)/$name: \1 (\2)/")
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		echo "not ok - $name # the tier failed (status $rc)"
 		failures+=("$name: the tier failed (status $rc): $(grep -v '^ok ' "$log" | tail -n 1)")
@@ -62,6 +64,7 @@ run_tier()
 	echo "# tier $name: $p passed, $f failed, $s skipped in $(( $(date +%s) - t0 )) s"
 	passed=$((passed + p))
 	failed=$((failed + f))
+	skipped=$((skipped + s))
 	rm -f "$log"
 }
 
@@ -119,7 +122,9 @@ if has_tier debug; then
 		# for a hung guest, is 20 min over the budget.)
 		left=$(( ${KTGEN_CHECK_MINUTES:-82} * 60 - ($(date +%s) - start) - 900 ))
 		[ $left -lt 600 ] && left=600
-		KTGEN_CASE_BUDGET=$left run_tier debug "$here/vm-suite.sh" bookworm-debug
+		# whose turn it is in the rotation (run.sh): the commit count
+		rot=$(git -C "$top" rev-list --count HEAD 2>/dev/null || echo 0)
+		KTGEN_ROTATION=$rot KTGEN_CASE_BUDGET=$left run_tier debug "$here/vm-suite.sh" bookworm-debug
 	else
 		tail -n 30 "$CACHE/debug-kernel.log" | sed 's/^/# /'
 		echo "not ok - debug # the debug kernel did not build"
@@ -130,8 +135,11 @@ fi
 
 echo "# make check took $(( $(date +%s) - start )) s"
 # The failures again at the end, where a CI log's tail shows them.
+for f in "${notrun[@]}"; do
+	echo "# not run: $f"
+done
 for f in "${failures[@]}"; do
 	echo "# FAILED $f"
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]

@@ -66,7 +66,8 @@ for attempt in 1 2; do
 		LSAN_OPTIONS="exitcode=86" \
 		KTGEN_NLFAULT="$top/tests/build/nlfault" KTGEN_NLFUZZ="$top/tests/build/nlfuzz" \
 		KTGEN_TIME_SCALE=$scale KTGEN_SMOKE=$smoke KTGEN_KTAP=/mnt/out/ktap \
-		KTGEN_CASE_BUDGET="$budget" KTGEN_SSHD_ROOT="$sshd_root" \
+		KTGEN_CASE_BUDGET="$budget" KTGEN_ROTATION="${KTGEN_ROTATION:-0}" \
+		KTGEN_SSHD_ROOT="$sshd_root" \
 		KTGEN_RECORD=/mnt/out/record \
 		"$top/tests/vm/run.sh" "$filter" >/dev/null
 	rc=$?

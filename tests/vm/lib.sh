@@ -22,6 +22,9 @@ KSFT_SKIP=4
 : "${KTGEN_KO:=}"
 : "${KTGEN_TESTS:=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")}"
 : "${KTGEN_TIME_SCALE:=1}"
+# The tree (the schema, scripts): not from $KTGEN, which may be a
+# sanitized build elsewhere in it.
+KTGEN_TOP=$(dirname "$(dirname "$KTGEN_TESTS")")
 
 CASES=()
 declare -A CASE_FN CASE_TIMEOUT CASE_SMOKE CASE_CORE CASE_FINAL
@@ -135,7 +138,7 @@ if isinstance(d, dict) and "schema_version" in d:
 ok = eval("(" + sys.argv[1] + ")")
 if not ok:
     print("json check failed: " + sys.argv[1] + " on " + json.dumps(d), file=sys.stderr)
-sys.exit(0 if ok else 1)' "$1" "$(dirname "$KTGEN")/ktgen-run.schema.json"
+sys.exit(0 if ok else 1)' "$1" "$KTGEN_TOP/tools/ktgen-run.schema.json"
 }
 
 # json_check_each EXPR < FILE: every line of FILE a JSON document for which
@@ -163,7 +166,7 @@ for n, line in enumerate(sys.stdin, 1):
         bad += 1
         print("json check failed on document %d: %s" % (n, line.strip()), file=sys.stderr)
 print("# %d documents, %d failed" % (n, bad))
-sys.exit(1 if bad else 0)' "$1" "$(dirname "$KTGEN")/ktgen-run.schema.json"
+sys.exit(1 if bad else 0)' "$1" "$KTGEN_TOP/tools/ktgen-run.schema.json"
 }
 
 # record_each KEYS VALUE_EXPR < DOCS: the lane's record of what each kernel

@@ -35,18 +35,35 @@ sel=()
 for c in "${CASES[@]}"; do
 	[[ -z $filter || $c =~ $filter ]] && sel+=("$c")
 done
+# The rotation (with a budget): the cases are dealt into three slices by
+# their place in the suite, and KTGEN_ROTATION (make check: the commit
+# count) says whose turn it is. That slice goes first, its core cases
+# first, then the other core cases, then the rest: what runs does not
+# depend on how fast the machine happens to be, and every case has its
+# turn under the debug kernel in any three consecutive CI runs, as far as
+# the budget reaches (the ledger at the end says how far it did).
+declare -A CASE_DUE
+slices=3
+turn=$(( ${KTGEN_ROTATION:-0} % slices ))
 if [ -n "$budget" ]; then
-	first=() rest=() last=()
+	duecore=() due=() core=() rest=() last=()
+	i=0
 	for c in "${sel[@]}"; do
 		if [ -n "${CASE_FINAL[$c]:-}" ]; then
 			last+=("$c")
+			continue
+		fi
+		if [ $((i % slices)) = "$turn" ]; then
+			CASE_DUE[$c]=1
+			if [ -n "${CASE_CORE[$c]:-}" ]; then duecore+=("$c"); else due+=("$c"); fi
 		elif [ -n "${CASE_CORE[$c]:-}" ]; then
-			first+=("$c")
+			core+=("$c")
 		else
 			rest+=("$c")
 		fi
+		i=$((i + 1))
 	done
-	sel=("${first[@]}" "${rest[@]}" "${last[@]}")
+	sel=("${duecore[@]}" "${due[@]}" "${core[@]}" "${rest[@]}" "${last[@]}")
 fi
 if [ $list = 1 ]; then
 	printf '%s\n' "${sel[@]}"
@@ -152,6 +169,14 @@ for c in "${sel[@]}"; do
 	esac
 done
 echo "ktgen-test: end" >/dev/kmsg
+if [ -n "$budget" ]; then
+	late=()
+	for c in "${unstarted[@]}"; do
+		[ -n "${CASE_DUE[$c]:-}" ] && late+=("$c")
+	done
+	echo "# rotation: turn $turn of $slices, ${#CASE_DUE[@]} cases due," \
+		"$(( ${#CASE_DUE[@]} - ${#late[@]} )) of them started${late[*]:+; due but not started: ${late[*]}}"
+fi
 if [ ${#unstarted[@]} -gt 0 ]; then
 	echo "# budget: ${#unstarted[@]} of ${#sel[@]} cases not started within $budget s" \
 		"(all of them: make check-debug): ${unstarted[*]}"

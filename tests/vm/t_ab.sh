@@ -12,7 +12,7 @@ AB_PARAM=/sys/module/ktgen/parameters/test_send_delay_ns
 # PREFIX.svg.
 plot_check()
 {
-	"$(dirname "$KTGEN")/../scripts/ktgen-plot" "$1" "$2" >/dev/null || fail "ktgen-plot $1"
+	"$KTGEN_TOP/scripts/ktgen-plot" "$1" "$2" >/dev/null || fail "ktgen-plot $1"
 	[ "$(head -c 4 "$2.png" | tail -c 3)" = PNG ] || fail "$2.png is no PNG"
 	grep -q '<svg' "$2.svg" || fail "$2.svg is no SVG"
 }
