@@ -155,6 +155,7 @@ for c in "${sel[@]}"; do
 	rm -f "$FAULT_FLAG"
 
 	sed "s/^/# /" "$log"
+	grep '^TIMING: ' "$log" | sed "s/^TIMING: /# timing: $c: /" | cut -c1-300
 	echo "# $c: ${secs}s"
 	rm -f "$log"
 	case $rc in

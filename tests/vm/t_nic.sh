@@ -371,10 +371,13 @@ t_nic_xps()
 		n0=$(($(softirq_net_rx 0) - n0))
 		n1=$(($(softirq_net_rx 1) - n1))
 		log "irq-cpus $c: NET_RX softirqs cpu0 +$n0 cpu1 +$n1"
+		# gating: most of it there; by time (not gating), 4x the other
 		if [ $c = 0 ]; then
-			[ "$n0" -gt $((n1 * 4)) ] || fail "receive did not follow irq-cpus 0"
+			[ "$n0" -gt "$n1" ] || fail "receive did not follow irq-cpus 0"
+			[ "$n0" -gt $((n1 * 4)) ] || timing_fail "receive followed irq-cpus 0 loosely"
 		else
-			[ "$n1" -gt $((n0 * 4)) ] || fail "receive did not follow irq-cpus 1"
+			[ "$n1" -gt "$n0" ] || fail "receive did not follow irq-cpus 1"
+			[ "$n1" -gt $((n0 * 4)) ] || timing_fail "receive followed irq-cpus 1 loosely"
 		fi
 	done
 }
