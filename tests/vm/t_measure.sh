@@ -332,7 +332,7 @@ t_device_env()
 		fail "the environment has few of the features ethtool -k lists"
 	ip netns exec "$NS_A" ethtool -i ktg0 | grep -qx 'driver: veth' || fail "ethtool -i: not veth"
 }
-case_add device_env t_device_env 60 stock
+case_add device_env t_device_env 120 stock
 
 # warmup: the window opens a second in and lasts the time given; rates and
 # CPU are the window's (the CPU's busy time fits in it, not in the whole
