@@ -4,7 +4,9 @@
  * served by per-CPU workers, ending at a time, byte or message limit or on
  * request, with results that stay readable until the run is deleted.
  */
+#include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -182,6 +184,15 @@ static void ktg_run_put_mm(struct ktg_run *run)
 	}
 }
 
+/* Test hook: the done work waits this long between publishing the run as
+ * finished and completing run->done, the window in which a delete could
+ * free it. 0 (the default) is off.
+ */
+static unsigned int test_done_delay_ms;
+module_param(test_done_delay_ms, uint, 0600);
+MODULE_PARM_DESC(test_done_delay_ms,
+		 "test hook: hold a finished run's done work this long before it completes (0: off, at most 10 s)");
+
 static void ktg_run_done_work(struct work_struct *work)
 {
 	struct ktg_run *run = container_of(work, struct ktg_run, done_work);
@@ -214,6 +225,8 @@ static void ktg_run_done_work(struct work_struct *work)
 	run->finished = true;
 	ktg_nl_notify_run_done(run);
 	mutex_unlock(&kn->lock);
+	if (unlikely(READ_ONCE(test_done_delay_ms)))
+		msleep(min(READ_ONCE(test_done_delay_ms), 10000U));
 	complete_all(&run->done);
 }
 
