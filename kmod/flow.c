@@ -229,8 +229,10 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 
 	f->state = ktg_flow_crr(f) ? KTG_FLOW_SEND : KTG_FLOW_CONNECT;
 	if (cerr) {
+		/* The run starts and fails at once with the flow's errno. */
 		f->error = cerr;
 		f->state = KTG_FLOW_DONE;
+		ktg_run_flow_failed(run, f, cerr);
 	}
 	return 0;
 }
