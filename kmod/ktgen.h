@@ -161,8 +161,6 @@ enum ktg_splice_test {
 };
 
 void ktg_splice_selftest(void);
-/* Runs (run.c): the cookie sequence's random start. */
-void ktg_run_init(void);
 u32 ktg_splice_selftest_result(enum ktg_splice_test test);
 void ktg_pages_free(struct ktg_pages *r);
 

@@ -20,15 +20,24 @@
 
 /*
  * A run's cookie names it on the wire, and a sink credits the run of its
- * own host that has it: unique on this host (a sequence), and from a
- * random start, so that a run on another host (run ... peer) is not
- * taken for one of this host's.
+ * own host that has it: random, so that a peer that saw one run's cookie
+ * cannot tell another's and forge its counts, and never 0; unique on this
+ * host, which the registry sees (it refuses a cookie taken). The run's
+ * receive stats, published under it.
  */
-static atomic64_t ktg_cookie_seq = ATOMIC64_INIT(0);
+#define KTG_COOKIE_TRIES	8
 
-void ktg_run_init(void)
+static struct ktg_rx_stats *ktg_run_cookie(struct ktg_run *run)
 {
-	atomic64_set(&ktg_cookie_seq, get_random_u64() >> 1);
+	struct ktg_rx_stats *rx = ERR_PTR(-EBUSY);
+	int i;
+
+	for (i = 0; i < KTG_COOKIE_TRIES && PTR_ERR_OR_ZERO(rx) == -EBUSY; i++) {
+		run->cookie = get_random_u64();
+		if (run->cookie)
+			rx = ktg_rx_stats_new(run->cookie);
+	}
+	return rx;
 }
 
 /* Reserve the next send call against the run's limits; @len may come back
@@ -363,10 +372,18 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 	if (!p->buffer)
 		run->p.buffer = KTG_DEFAULT_BUFFER;
 
-	run->cookie = atomic64_inc_return(&ktg_cookie_seq);
-	run->rx = ktg_rx_stats_new(run->cookie);
+	run->rx = ktg_run_cookie(run);
+	if (IS_ERR(run->rx)) {
+		err = PTR_ERR(run->rx);
+		run->rx = NULL;
+		if (err == -EBUSY)
+			NL_SET_ERR_MSG(extack, "no free run cookie");
+		else
+			NL_SET_ERR_MSG(extack, "no memory for the run");
+		goto err_free;
+	}
 	run->flows = kcalloc(p->flows, sizeof(*run->flows), GFP_KERNEL);
-	if (!run->rx || !run->flows || ktg_cpu_acct_init(&run->cpu)) {
+	if (!run->flows || ktg_cpu_acct_init(&run->cpu)) {
 		NL_SET_ERR_MSG(extack, "no memory for the run");
 		err = -ENOMEM;
 		goto err_free;

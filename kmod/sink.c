@@ -69,17 +69,22 @@ void ktg_rx_stats_init(struct ktg_rx_stats *rx)
 	atomic64_set(&rx->verify_first, U64_MAX);
 }
 
+/* The stats of a new run, published under @cookie: ERR_PTR(-EBUSY) when
+ * another run has it, or -ENOMEM.
+ */
 struct ktg_rx_stats *ktg_rx_stats_new(u64 cookie)
 {
 	struct ktg_rx_stats *rx;
+	int err;
 
 	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
 	if (!rx)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	ktg_rx_stats_init(rx);
-	if (xa_err(xa_store(&ktg_cookies, cookie, rx, GFP_KERNEL))) {
+	err = xa_insert(&ktg_cookies, cookie, rx, GFP_KERNEL);
+	if (err) {
 		kfree(rx);
-		return NULL;
+		return ERR_PTR(err);
 	}
 	return rx;
 }
