@@ -236,6 +236,10 @@ static void ktg_run_done_work(struct work_struct *work)
 	mutex_unlock(&kn->lock);
 	if (unlikely(READ_ONCE(test_done_delay_ms)))
 		msleep(min(READ_ONCE(test_done_delay_ms), 10000U));
+	/* The work's last touch of the run: every free waits for it
+	 * (ktg_run_del, ktg_runs_destroy_all), and a completion may go as
+	 * soon as its waiter returns.
+	 */
 	complete_all(&run->done);
 }
 
@@ -478,6 +482,10 @@ int ktg_run_del(struct ktg_run *run, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "the run is still running: stop it first");
 		return -EBUSY;
 	}
+	/* Finished is published (under kn->lock) before the done work
+	 * completes the run; it takes kn->lock no more.
+	 */
+	wait_for_completion(&run->done);
 	list_del(&run->node);
 	ktg_run_free(run);
 	return 0;
