@@ -258,7 +258,7 @@ static void ktg_run_free(struct ktg_run *run)
 	for (i = 0; run->flows && i < run->p.flows; i++)
 		ktg_flow_free(&run->flows[i]);
 	kvfree(run->hist_prev);
-	kfree(run->flows);
+	kvfree(run->flows);
 	kfree(run->workers);
 	free_cpumask_var(run->p.cpus);
 	kfree(run);
@@ -360,8 +360,11 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 	int err;
 
 	run = kzalloc(sizeof(*run), GFP_KERNEL);
-	if (!run)
+	if (!run) {
+		free_cpumask_var(p->cpus);	/* ours from the call on */
+		NL_SET_ERR_MSG(extack, "no memory for the run");
 		return -ENOMEM;
+	}
 	run->kn = kn;
 	run->p = *p;				/* takes over the cpumask */
 	run->portid = portid;
@@ -386,7 +389,8 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 			NL_SET_ERR_MSG(extack, "no memory for the run");
 		goto err_free;
 	}
-	run->flows = kcalloc(p->flows, sizeof(*run->flows), GFP_KERNEL);
+	/* up to 1024 flows of ~600 bytes: no order-8 allocation */
+	run->flows = kvcalloc(p->flows, sizeof(*run->flows), GFP_KERNEL);
 	if (!run->flows || ktg_cpu_acct_init(&run->cpu)) {
 		NL_SET_ERR_MSG(extack, "no memory for the run");
 		err = -ENOMEM;

@@ -936,8 +936,11 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 	u32 n;
 
 	sink = kzalloc(sizeof(*sink), GFP_KERNEL);
-	if (!sink)
+	if (!sink) {
+		free_cpumask_var(p->cpus);	/* ours from the call on */
+		NL_SET_ERR_MSG(extack, "no memory for the sink");
 		return -ENOMEM;
+	}
 	sink->kn = kn;
 	sink->p = *p;			/* takes over the cpumask */
 	INIT_LIST_HEAD(&sink->uflows);
