@@ -229,8 +229,10 @@ int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack)
 
 	f->state = ktg_flow_crr(f) ? KTG_FLOW_SEND : KTG_FLOW_CONNECT;
 	if (cerr) {
+		/* The run starts and fails at once with the flow's errno. */
 		f->error = cerr;
 		f->state = KTG_FLOW_DONE;
+		ktg_run_flow_failed(run, f, cerr);
 	}
 	return 0;
 }
@@ -303,7 +305,7 @@ static int ktg_flow_connect(struct ktg_flow *f)
 	}
 	if (!ktg_flow_tcp(f) || sk->sk_state == TCP_ESTABLISHED) {
 		if (ktg_flow_tcp(f)) {
-			f->seq0 = READ_ONCE(tcp_sk(sk)->write_seq);
+			f->acked0 = READ_ONCE(tcp_sk(sk)->bytes_acked);
 			/* set up with the route at connect, fixed from then on */
 			WRITE_ONCE(f->nocache_route,
 				   !!(sk->sk_route_caps & NETIF_F_NOCACHE_COPY));
@@ -788,10 +790,11 @@ static int ktg_flow_drain(struct ktg_flow *f)
 	    !time_after(jiffies, f->deadline) && !READ_ONCE(f->run->abort))
 		return 0;
 
+	/* bytes_acked (tcpi_bytes_acked) is 64-bit: snd_una wraps every 4 GiB */
 	ktg_flow_tcp_info(f);
 	lock_sock(sk);
 	written = sizeof(f->hello) + f->bytes;
-	acked = min_t(u64, (u32)(tcp_sk(sk)->snd_una - f->seq0), written);
+	acked = min_t(u64, tcp_sk(sk)->bytes_acked - f->acked0, written);
 	release_sock(sk);
 	f->acked = acked > sizeof(f->hello) ? acked - sizeof(f->hello) : 0;
 	f->state = KTG_FLOW_DONE;

@@ -161,8 +161,6 @@ enum ktg_splice_test {
 };
 
 void ktg_splice_selftest(void);
-/* Runs (run.c): the cookie sequence's random start. */
-void ktg_run_init(void);
 u32 ktg_splice_selftest_result(enum ktg_splice_test test);
 void ktg_pages_free(struct ktg_pages *r);
 
@@ -199,6 +197,7 @@ struct ktg_sink_params {
 #define KTG_DEFAULT_MAX_CONNS	4096
 #define KTG_DEFAULT_IDLE_MS	30000
 
+/* Takes over p->cpus, and frees it when it fails. */
 int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		    struct ktg_sink **sinkp, struct netlink_ext_ack *extack);
 void ktg_sink_destroy(struct ktg_sink *sink);
@@ -255,6 +254,7 @@ static inline bool ktg_test_rr(u32 test)
 	       test == KTGEN_TEST_TCP_CRR;
 }
 
+/* Takes over p->cpus, and frees it when it fails. */
 int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 		   struct ktg_run **runp, struct netlink_ext_ack *extack);
 struct ktg_run *ktg_run_find(struct ktg_net *kn, u32 id);

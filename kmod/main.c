@@ -20,7 +20,6 @@ static int __init ktg_init(void)
 	if (err)
 		return err;
 	ktg_splice_selftest();
-	ktg_run_init();
 
 	ktg_wq = alloc_workqueue("ktgen", WQ_UNBOUND, 0);
 	if (!ktg_wq)

@@ -763,6 +763,17 @@ static int ktg_nl_gso(struct genl_info *info, struct ktg_run_params *p)
 	return 0;
 }
 
+/* Without RTNL: the device list under RCU. */
+static bool ktg_dev_exists(struct net *net, int ifindex)
+{
+	bool found;
+
+	rcu_read_lock();
+	found = !!dev_get_by_index_rcu(net, ifindex);
+	rcu_read_unlock();
+	return found;
+}
+
 static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 {
 	struct nlattr **tb = info->attrs;
@@ -816,7 +827,7 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 				    "a detached run needs a time, byte or message limit");
 		return -EINVAL;
 	}
-	if (p->ifindex && !__dev_get_by_index(genl_info_net(info), p->ifindex)) {
+	if (p->ifindex && !ktg_dev_exists(genl_info_net(info), p->ifindex)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_IFINDEX], "no such device");
 		return -ENODEV;
 	}

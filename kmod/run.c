@@ -4,7 +4,9 @@
  * served by per-CPU workers, ending at a time, byte or message limit or on
  * request, with results that stay readable until the run is deleted.
  */
+#include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -18,15 +20,24 @@
 
 /*
  * A run's cookie names it on the wire, and a sink credits the run of its
- * own host that has it: unique on this host (a sequence), and from a
- * random start, so that a run on another host (run ... peer) is not
- * taken for one of this host's.
+ * own host that has it: random, so that a peer that saw one run's cookie
+ * cannot tell another's and forge its counts, and never 0; unique on this
+ * host, which the registry sees (it refuses a cookie taken). The run's
+ * receive stats, published under it.
  */
-static atomic64_t ktg_cookie_seq = ATOMIC64_INIT(0);
+#define KTG_COOKIE_TRIES	8
 
-void ktg_run_init(void)
+static struct ktg_rx_stats *ktg_run_cookie(struct ktg_run *run)
 {
-	atomic64_set(&ktg_cookie_seq, get_random_u64() >> 1);
+	struct ktg_rx_stats *rx = ERR_PTR(-EBUSY);
+	int i;
+
+	for (i = 0; i < KTG_COOKIE_TRIES && PTR_ERR_OR_ZERO(rx) == -EBUSY; i++) {
+		run->cookie = get_random_u64();
+		if (run->cookie)
+			rx = ktg_rx_stats_new(run->cookie);
+	}
+	return rx;
 }
 
 /* Reserve the next send call against the run's limits; @len may come back
@@ -182,6 +193,15 @@ static void ktg_run_put_mm(struct ktg_run *run)
 	}
 }
 
+/* Test hook: the done work waits this long between publishing the run as
+ * finished and completing run->done, the window in which a delete could
+ * free it. 0 (the default) is off.
+ */
+static unsigned int test_done_delay_ms;
+module_param(test_done_delay_ms, uint, 0600);
+MODULE_PARM_DESC(test_done_delay_ms,
+		 "test hook: hold a finished run's done work this long before it completes (0: off, at most 10 s)");
+
 static void ktg_run_done_work(struct work_struct *work)
 {
 	struct ktg_run *run = container_of(work, struct ktg_run, done_work);
@@ -214,6 +234,12 @@ static void ktg_run_done_work(struct work_struct *work)
 	run->finished = true;
 	ktg_nl_notify_run_done(run);
 	mutex_unlock(&kn->lock);
+	if (unlikely(READ_ONCE(test_done_delay_ms)))
+		msleep(min(READ_ONCE(test_done_delay_ms), 10000U));
+	/* The work's last touch of the run: every free waits for it
+	 * (ktg_run_del, ktg_runs_destroy_all), and a completion may go as
+	 * soon as its waiter returns.
+	 */
 	complete_all(&run->done);
 }
 
@@ -232,7 +258,7 @@ static void ktg_run_free(struct ktg_run *run)
 	for (i = 0; run->flows && i < run->p.flows; i++)
 		ktg_flow_free(&run->flows[i]);
 	kvfree(run->hist_prev);
-	kfree(run->flows);
+	kvfree(run->flows);
 	kfree(run->workers);
 	free_cpumask_var(run->p.cpus);
 	kfree(run);
@@ -334,8 +360,11 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 	int err;
 
 	run = kzalloc(sizeof(*run), GFP_KERNEL);
-	if (!run)
+	if (!run) {
+		free_cpumask_var(p->cpus);	/* ours from the call on */
+		NL_SET_ERR_MSG(extack, "no memory for the run");
 		return -ENOMEM;
+	}
 	run->kn = kn;
 	run->p = *p;				/* takes over the cpumask */
 	run->portid = portid;
@@ -350,10 +379,19 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 	if (!p->buffer)
 		run->p.buffer = KTG_DEFAULT_BUFFER;
 
-	run->cookie = atomic64_inc_return(&ktg_cookie_seq);
-	run->rx = ktg_rx_stats_new(run->cookie);
-	run->flows = kcalloc(p->flows, sizeof(*run->flows), GFP_KERNEL);
-	if (!run->rx || !run->flows || ktg_cpu_acct_init(&run->cpu)) {
+	run->rx = ktg_run_cookie(run);
+	if (IS_ERR(run->rx)) {
+		err = PTR_ERR(run->rx);
+		run->rx = NULL;
+		if (err == -EBUSY)
+			NL_SET_ERR_MSG(extack, "no free run cookie");
+		else
+			NL_SET_ERR_MSG(extack, "no memory for the run");
+		goto err_free;
+	}
+	/* up to 1024 flows of ~600 bytes: no order-8 allocation */
+	run->flows = kvcalloc(p->flows, sizeof(*run->flows), GFP_KERNEL);
+	if (!run->flows || ktg_cpu_acct_init(&run->cpu)) {
 		NL_SET_ERR_MSG(extack, "no memory for the run");
 		err = -ENOMEM;
 		goto err_free;
@@ -448,6 +486,10 @@ int ktg_run_del(struct ktg_run *run, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "the run is still running: stop it first");
 		return -EBUSY;
 	}
+	/* Finished is published (under kn->lock) before the done work
+	 * completes the run; it takes kn->lock no more.
+	 */
+	wait_for_completion(&run->done);
 	list_del(&run->node);
 	ktg_run_free(run);
 	return 0;

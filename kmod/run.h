@@ -38,7 +38,7 @@ struct ktg_flow {
 	u64			off;		/* payload bytes sent */
 	u32			msg_left;	/* bytes left of the current send call */
 	u32			msg_n;		/* UDP: datagrams in it (gso: up to p.gso) */
-	u32			seq0;		/* TCP snd_una once connected */
+	u64			acked0;		/* TCP bytes_acked once connected */
 	u64			seq;		/* UDP datagrams sent */
 	u32			closes;		/* UDP closing datagrams sent */
 	unsigned long		next_close;

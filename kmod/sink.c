@@ -69,17 +69,22 @@ void ktg_rx_stats_init(struct ktg_rx_stats *rx)
 	atomic64_set(&rx->verify_first, U64_MAX);
 }
 
+/* The stats of a new run, published under @cookie: ERR_PTR(-EBUSY) when
+ * another run has it, or -ENOMEM.
+ */
 struct ktg_rx_stats *ktg_rx_stats_new(u64 cookie)
 {
 	struct ktg_rx_stats *rx;
+	int err;
 
 	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
 	if (!rx)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	ktg_rx_stats_init(rx);
-	if (xa_err(xa_store(&ktg_cookies, cookie, rx, GFP_KERNEL))) {
+	err = xa_insert(&ktg_cookies, cookie, rx, GFP_KERNEL);
+	if (err) {
 		kfree(rx);
-		return NULL;
+		return ERR_PTR(err);
 	}
 	return rx;
 }
@@ -931,8 +936,11 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 	u32 n;
 
 	sink = kzalloc(sizeof(*sink), GFP_KERNEL);
-	if (!sink)
+	if (!sink) {
+		free_cpumask_var(p->cpus);	/* ours from the call on */
+		NL_SET_ERR_MSG(extack, "no memory for the sink");
 		return -ENOMEM;
+	}
 	sink->kn = kn;
 	sink->p = *p;			/* takes over the cpumask */
 	INIT_LIST_HEAD(&sink->uflows);

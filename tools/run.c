@@ -283,11 +283,58 @@ static void print_run_config(const struct nlattr **tb)
 	print_opt_u32(tb[KTGEN_A_RUN_BUSY_POLL], "busy_poll_us", " busy-poll %lluus");
 }
 
-/* ": done in 10.00 s", ": failed after 0.01 s: Connection refused (flow 2)" */
+/* Errnos that say the flow never reached its peer: no route, refused. TCP
+ * gives them only while it connects; UDP learns of a refusal by sending.
+ */
+static bool connect_errno(uint32_t err)
+{
+	switch (err) {
+	case ECONNREFUSED:
+	case ENETUNREACH:
+	case EHOSTUNREACH:
+	case ENETDOWN:
+	case EHOSTDOWN:
+	case EADDRNOTAVAIL:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Why a run failed: "flow 2: connect to 10.0.0.2:5001: Connection refused",
+ * "flow 0: 10.0.0.2:5001: Connection reset by peer"; just the error from a
+ * module that names no flow. NULL when the run has no error.
+ */
+static const char *run_error_msg(const struct nlattr **tb, char *buf, size_t len)
+{
+	const struct nlattr *addr = tb[KTGEN_A_RUN_REMOTE_ADDR];
+	uint16_t port = tb[KTGEN_A_RUN_REMOTE_PORT] ?
+			ntohs(mnl_attr_get_u16(tb[KTGEN_A_RUN_REMOTE_PORT])) : 0;
+	char ep[INET6_ADDRSTRLEN + 16];
+	uint32_t err;
+
+	if (!tb[KTGEN_A_RUN_ERROR])
+		return NULL;
+	err = mnl_attr_get_u32(tb[KTGEN_A_RUN_ERROR]);
+	if (!tb[KTGEN_A_RUN_ERROR_FLOW] || !addr) {
+		snprintf(buf, len, "%s", strerror(err));
+		return buf;
+	}
+	format_endpoint(mnl_attr_get_payload(addr), mnl_attr_get_payload_len(addr), port,
+			ep, sizeof(ep));
+	snprintf(buf, len, "flow %u: %s%s: %s", mnl_attr_get_u32(tb[KTGEN_A_RUN_ERROR_FLOW]),
+		 connect_errno(err) ? "connect to " : "", ep, strerror(err));
+	return buf;
+}
+
+/* ": done in 10.00 s",
+ * ": failed after 0.01 s: flow 2: connect to 10.0.0.2:5001: Connection refused"
+ */
 static void print_run_state(const struct nlattr **tb, uint64_t ns)
 {
 	uint32_t state = get_u32(tb[KTGEN_A_RUN_STATE], UINT32_MAX);
 	uint32_t err = get_u32(tb[KTGEN_A_RUN_ERROR], 0);
+	char msg[256];
 
 	print_enum(tb[KTGEN_A_RUN_STATE], "state", ": %s", state_names,
 		   ARRAY_SIZE(state_names));
@@ -295,11 +342,11 @@ static void print_run_state(const struct nlattr **tb, uint64_t ns)
 	if (tb[KTGEN_A_RUN_DURATION_NS] && state < ARRAY_SIZE(state_duration))
 		print_text(" %s %.2f s", state_duration[state], ns / 1e9);
 	if (tb[KTGEN_A_RUN_ERROR]) {
-		print_string(PRINT_ANY, "error", ": %s", strerror(err));
+		print_string(PRINT_JSON, "error", NULL, strerror(err));
+		print_text(": %s", run_error_msg(tb, msg, sizeof(msg)));
 		print_u64(PRINT_JSON, "errno", NULL, err);
 	}
-	if (tb[KTGEN_A_RUN_ERROR_FLOW])
-		print_opt_u32(tb[KTGEN_A_RUN_ERROR_FLOW], "error_flow", " (flow %llu)");
+	print_opt_u32(tb[KTGEN_A_RUN_ERROR_FLOW], "error_flow", NULL);
 	print_enum(tb[KTGEN_A_RUN_SPLICE], "splice", NULL, splice_names,
 		   SPLICE_NAMES);
 	print_text("\n");
@@ -1448,10 +1495,14 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (!err && w.final) {
 		const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
+		char msg[256];
 
 		flows_get(ctx, &w);
 		parse_run(w.final, tb);
 		print_run(tb, &w);
+		/* JSON: the document is all stdout says; the reason goes here. */
+		if (print_is_json() && run_error_msg(tb, msg, sizeof(msg)))
+			fprintf(stderr, "ktgen: run %u failed: %s\n", w.id, msg);
 	}
 	free(w.final);
 	free(w.flows);

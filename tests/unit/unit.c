@@ -412,7 +412,8 @@ static void test_show(void)
 	capture_start(false, false);
 	run_print_cb(sample_run(buf, KTGEN_RUN_STATE_FAILED), NULL);
 	out = capture_end();
-	CHECK(strstr(out, "flows 4: failed after 10.00 s: Connection refused (flow 2)\n"));
+	CHECK(strstr(out, "flows 4: failed after 10.00 s: "
+			  "flow 2: connect to 10.0.0.2:5001: Connection refused\n"));
 	capture_start(true, false);
 	run_print_cb(sample_run(buf, KTGEN_RUN_STATE_DONE), NULL);
 	out = capture_end();

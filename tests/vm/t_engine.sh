@@ -509,7 +509,7 @@ t_refused()
 	out=$($KTGEN run tcp_stream to 127.0.0.1 port 5999 time 1 2>&1) || rc=$?
 	log "$out"
 	[ $rc = 1 ] || fail "exit $rc"
-	echo "$out" | grep -q "failed.*Connection refused (flow 0)" || fail "no reason given"
+	echo "$out" | grep -q "failed.*flow 0: connect to 127.0.0.1:5999: Connection refused" || fail "no reason given"
 	$KTGEN -j run show | json_check "d[0]['state'] == 'failed' and d[0]['errno'] == 111"
 	out=$($KTGEN run udp_stream to 127.0.0.1 port 5999 time 2 2>&1) || rc=$?
 	echo "$out" | grep -q "Connection refused" || fail "udp: $out"
