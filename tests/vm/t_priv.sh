@@ -81,7 +81,7 @@ t_priv_genl()
 	load_module
 	sink=$($KTGEN sink add tcp port 5720 rx discard)
 	sink=${sink#sink }
-	run=$($KTGEN run tcp_stream to 127.0.0.1 port 5720 time 30 rate 1M detach)
+	run=$($KTGEN run tcp_stream to 127.0.0.1 port 5720 time "$(scaled 60)" rate 1M detach)
 	run=${run#run }
 	fin=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5720 bytes 64K)
 	[[ $fin =~ \"id\":([0-9]+) ]] || fail "no run id in $fin"
@@ -196,7 +196,7 @@ t_priv_nic_userns()
 	local upid ns out
 
 	load_module
-	unshare -Urn sleep 60 &
+	unshare -Urn sleep 3600 &
 	upid=$!
 	# shellcheck disable=SC2064
 	trap "kill $upid" EXIT
