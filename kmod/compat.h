@@ -234,6 +234,23 @@ static inline int netif_set_real_num_queues(struct net_device *dev, unsigned int
 }
 #endif
 
+/* A device that never changes network namespace (dev_change_net_namespace()
+ * refuses it, a namespace going away deletes it): the feature bit
+ * NETIF_F_NETNS_LOCAL before 6.12, then a flag of its own, netns_local,
+ * renamed netns_immutable in 6.15. Neither probe building on a kernel that
+ * has no such bit any more fails the build here, never silently.
+ */
+static inline void ktg_netdev_set_netns_immutable(struct net_device *dev)
+{
+#if defined(KTG_HAVE_NETDEV_NETNS_IMMUTABLE)
+	dev->netns_immutable = true;
+#elif defined(KTG_HAVE_NETDEV_NETNS_LOCAL)
+	dev->netns_local = true;
+#else
+	dev->features |= NETIF_F_NETNS_LOCAL;
+#endif
+}
+
 /* A new link configured outside a request's notification (the request's
  * portid and header were added in 6.3).
  */

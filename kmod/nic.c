@@ -31,6 +31,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/if_vlan.h>
@@ -41,6 +42,7 @@
 #include <linux/skbuff.h>
 #include <linux/smp.h>
 #include <linux/u64_stats_sync.h>
+#include <linux/user_namespace.h>
 #include <net/checksum.h>
 #include <net/rtnetlink.h>
 
@@ -1244,6 +1246,8 @@ static void ktg_nic_setup(struct net_device *dev)
 	dev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM | NETIF_F_RXCSUM |
 			   NETIF_F_HIGHDMA | NETIF_F_TSO | NETIF_F_TSO6;
 	dev->features |= dev->hw_features;
+	/* Made only where the initial user namespace rules (newlink), kept there. */
+	ktg_netdev_set_netns_immutable(dev);
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = KTG_NIC_BUF_LEN - ETH_HLEN - VLAN_HLEN;
 
@@ -1374,6 +1378,21 @@ static void ktg_nic_init_queues(struct net_device *dev, struct nlattr *data[])
 	ktg_nic_apply_data(nic, data);
 }
 
+/*
+ * A pair holds what belongs to the whole host, not to a network namespace:
+ * a DMA-engine kthread per device, which dma-cpu pins to any CPU, page
+ * pools of channels x ring pages, interrupts (IPIs) that irq-cpus sends to
+ * any CPU. The core lets root of a user namespace get here (it checks
+ * CAP_NET_ADMIN over the owner of the device's namespace only), so a pair
+ * is made only by a caller with CAP_NET_ADMIN in the initial user
+ * namespace, with both ends in network namespaces that namespace owns, and
+ * it never moves out of them (netns-immutable, set in setup; a namespace
+ * going away deletes it). Every later operation (changelink, ethtool, up,
+ * mtu, del, a move) is then one the core checks against the owner of the
+ * device's namespace, the initial user namespace: capable(CAP_NET_ADMIN)
+ * by construction, in one place rather than repeated in each op, and
+ * covering ops that cannot tell who asked (ndo_open starts the engine).
+ */
 static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
 			   struct nlattr *tb[], struct nlattr *data[],
 			   struct netlink_ext_ack *extack)
@@ -1387,6 +1406,11 @@ static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
 	struct net *net;
 	int err;
 
+	if (!capable(CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(extack,
+			       "ktgen-nic needs CAP_NET_ADMIN in the initial user namespace");
+		return -EPERM;
+	}
 	if (data && data[KTGEN_A_NIC_PEER]) {
 		struct nlattr *nla_peer = data[KTGEN_A_NIC_PEER];
 
@@ -1410,11 +1434,11 @@ static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
 	net = rtnl_link_get_net(src_net, tbp);
 	if (IS_ERR(net))
 		return PTR_ERR(net);
-	/* The core checked the device's namespace, not the peer's. */
-	if (!ns_capable(net->user_ns, CAP_NET_ADMIN)) {
+	if (dev_net(dev)->user_ns != &init_user_ns || net->user_ns != &init_user_ns) {
 		put_net(net);
-		NL_SET_ERR_MSG_ATTR(extack, data ? data[KTGEN_A_NIC_PEER] : NULL,
-				    "no CAP_NET_ADMIN over the peer's network namespace");
+		NL_SET_ERR_MSG_ATTR(extack, dev_net(dev)->user_ns != &init_user_ns || !data ?
+				    NULL : data[KTGEN_A_NIC_PEER],
+				    "ktgen-nic: both ends in network namespaces of the initial user namespace only");
 		return -EPERM;
 	}
 	peer = rtnl_create_link(net, ifname, name_assign_type, &ktg_nic_link_ops, tbp,
