@@ -641,8 +641,8 @@ open(sys.argv[1], "w").write(str(n))' "$got" >/dev/null &
 	$KTGEN -j run tcp_stream to ::1 port 6200 bytes 3M | json_check "d['state'] == 'done' and
 		d['tx']['bytes'] == 3 << 20 and d['tx']['acked'] == 3 << 20 and 'rx' not in d"
 	wait $pid
-	# The plain receiver saw the 32-byte hello and then every payload byte.
-	[ "$(cat "$got")" = $(( (3 << 20) + 32 )) ] || fail "the receiver got $(cat "$got") bytes"
+	# The plain receiver saw the 40-byte hello and then every payload byte.
+	[ "$(cat "$got")" = $(( (3 << 20) + 40 )) ] || fail "the receiver got $(cat "$got") bytes"
 	rm -f "$got"
 }
 case_add plain_receiver t_plain_receiver 120
