@@ -91,9 +91,6 @@ def tcp(argv):
 
 reflect_py() { /usr/bin/python3 -c "$REFLECT_PY" "$@"; }
 
-# The token of the sink that `ktgen -j sink add` printed on stdin.
-sink_token() { /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["token"])'; }
-
 # A plain UDP stream sink sent forged requests (a REQ header, from a socket
 # of any address) for 60000 bytes and for their own size: nothing comes
 # back, each is counted as refused, none as a response.
@@ -127,7 +124,7 @@ t_reflect_udp_rr()
 	ta=$($KTGEN -j sink show | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["token"])')
 	[ "$($KTGEN sink show | grep -c " rr resp-max 60000 token $ta\$")" = 1 ] ||
 		fail "sink show: no rr, resp-max and token: $($KTGEN sink show)"
-	tb=$($KTGEN -j sink add udp port 6411 rx discard rr | sink_token)
+	tb=$(sink_token $KTGEN sink add udp port 6411 rx discard rr)
 	a=6410 b=6411
 	# seq: 0 1 answered at their size, 2 refused (no token), 3 answered
 	# (token, within resp-max), 4 refused (above resp-max), 5 refused (the
@@ -156,7 +153,7 @@ t_reflect_tcp_hello()
 	local token out pid t0 t1 ms bound doc
 
 	load_module
-	token=$($KTGEN -j sink add tcp port 6420 rx discard rr resp-max 16M | sink_token)
+	token=$(sink_token $KTGEN sink add tcp port 6420 rx discard rr resp-max 16M)
 	out=$(mktemp)
 	reflect_py tcp 6420 "$token" "$(scaled 20)" >"$out" &
 	pid=$!
@@ -183,3 +180,29 @@ t_reflect_tcp_hello()
 	rm -f "$out"
 }
 case_add reflect_tcp_hello t_reflect_tcp_hello 90 core
+
+# ktgen's own runs against sinks that may not answer them: tcp_rr to a
+# sink without rr fails (its connection closed at the hello) with the
+# refusal counted; udp_rr times out, each request refused; a response
+# larger than the request is refused without the token and given with it.
+t_reflect_runs()
+{
+	local token
+
+	load_module
+	$KTGEN sink add tcp port 6430 rx discard >/dev/null
+	$KTGEN sink add udp port 6431 rx discard >/dev/null
+	expect_fail 1 "failed after .*Connection reset by peer" $KTGEN run tcp_rr to 127.0.0.1 port 6430 msgs 10
+	$KTGEN -j run udp_rr to 127.0.0.1 port 6431 msgs 3 timeout 0.2 |
+		json_check "d['latency']['timeouts'] == 3 and d['rx']['refused'] == 3 and
+			d['rx'].get('responses', 0) == 0"
+	token=$(sink_token $KTGEN sink add tcp port 6432 rx discard rr resp-max 2000)
+	expect_fail 1 "Connection reset by peer" $KTGEN run tcp_rr to 127.0.0.1 port 6432 msgs 10 \
+		req 100 resp 2000
+	$KTGEN -j run tcp_rr to 127.0.0.1 port 6432 msgs 10 req 100 resp 2000 token "$token" |
+		json_check "d['state'] == 'done' and d['latency']['transactions'] == 10 and
+			d['rx']['responses'] == 10 and d['rx']['refused'] == 0"
+	$KTGEN -j sink show | json_check "[s['rx']['refused'] for s in d] == [1, 3, 1]"
+	expect_fail 2 "token needs the sink's token" $KTGEN run tcp_rr to 127.0.0.1 port 6432 token 0
+}
+case_add reflect_runs t_reflect_runs 60
