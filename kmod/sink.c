@@ -196,7 +196,7 @@ static bool ktg_sink_resp_allowed(const struct ktg_sink *sink, u64 req, u64 resp
 /* --- TCP --- */
 
 /* A hello asking for responses the sink may not give is refused: counted
- * once for the connection, which is closed without an answer.
+ * once for the connection, which is reset without an answer.
  */
 static void ktg_conn_hello(struct ktg_conn *c)
 {
@@ -415,7 +415,11 @@ static int ktg_conn_read(struct ktg_conn *c, struct ktg_worker *w)
 static void ktg_conn_close(struct ktg_conn *c)
 {
 	ktg_sock_unwatch(&c->watch);
-	kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	/* refused: reset, so that its sender learns it at once */
+	if (c->refused)
+		sock_no_linger(c->sock->sk);
+	else
+		kernel_sock_shutdown(c->sock, SHUT_RDWR);
 	ktg_sock_release(c->sock);
 	if (c->rx) {
 		atomic_inc(&c->rx->closed);

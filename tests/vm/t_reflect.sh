@@ -146,7 +146,7 @@ t_reflect_udp_rr()
 case_add reflect_udp_rr t_reflect_udp_rr 60 core
 
 # TCP: a hello asking for 4 GiB per byte without the token gets nothing
-# (its connection refused and closed); one asking 16 MiB per byte with the
+# (its connection refused and reset); one asking 16 MiB per byte with the
 # token is answered and keeps reading, and sink del still returns at once.
 t_reflect_tcp_hello()
 {
@@ -182,27 +182,34 @@ t_reflect_tcp_hello()
 case_add reflect_tcp_hello t_reflect_tcp_hello 90 core
 
 # ktgen's own runs against sinks that may not answer them: tcp_rr to a
-# sink without rr fails (its connection closed at the hello) with the
+# sink without rr fails (its connection reset at the hello) with the
 # refusal counted; udp_rr times out, each request refused; a response
 # larger than the request is refused without the token and given with it.
 t_reflect_runs()
 {
-	local token
+	local token out docs
 
 	load_module
 	$KTGEN sink add tcp port 6430 rx discard >/dev/null
 	$KTGEN sink add udp port 6431 rx discard >/dev/null
-	expect_fail 1 "failed after .*Connection reset by peer" $KTGEN run tcp_rr to 127.0.0.1 port 6430 msgs 10
-	$KTGEN -j run udp_rr to 127.0.0.1 port 6431 msgs 3 timeout 0.2 |
-		json_check "d['latency']['timeouts'] == 3 and d['rx']['refused'] == 3 and
-			d['rx'].get('responses', 0) == 0"
+	out=$($KTGEN run tcp_rr to 127.0.0.1 port 6430 msgs 10) && fail "tcp_rr to a sink without rr: exit 0: $out"
+	[[ $out == *"failed after "*"Connection reset by peer"*"refused 1"* ]] ||
+		fail "tcp_rr to a sink without rr: $out"
+	docs=$(mktemp)
+	$KTGEN -j run udp_rr to 127.0.0.1 port 6431 msgs 3 timeout 0.2 >>"$docs"
 	token=$(sink_token $KTGEN sink add tcp port 6432 rx discard rr resp-max 2000)
-	expect_fail 1 "Connection reset by peer" $KTGEN run tcp_rr to 127.0.0.1 port 6432 msgs 10 \
-		req 100 resp 2000
-	$KTGEN -j run tcp_rr to 127.0.0.1 port 6432 msgs 10 req 100 resp 2000 token "$token" |
-		json_check "d['state'] == 'done' and d['latency']['transactions'] == 10 and
-			d['rx']['responses'] == 10 and d['rx']['refused'] == 0"
-	$KTGEN -j sink show | json_check "[s['rx']['refused'] for s in d] == [1, 3, 1]"
+	$KTGEN -j run tcp_rr to 127.0.0.1 port 6432 msgs 10 req 100 resp 2000 >>"$docs" || :
+	$KTGEN -j run tcp_rr to 127.0.0.1 port 6432 msgs 11 req 100 resp 2000 token "$token" >>"$docs"
+	json_check_each "{
+		3: d['latency']['timeouts'] == 3 and d['rx']['refused'] == 3 and
+		   d['rx'].get('responses', 0) == 0,
+		10: d['state'] == 'failed' and d['errno'] == 104 and d['rx']['refused'] == 1,
+		11: d['state'] == 'done' and d['latency']['transactions'] == 11 and
+		    d['rx']['responses'] == 11 and d['rx']['refused'] == 0}[d['limit_msgs']]" <"$docs" ||
+		fail "runs refused or answered wrongly"
+	$KTGEN sink show | grep -c ' refused 1$' | grep -qx 2 ||
+		fail "the sinks' refusals: $($KTGEN sink show)"
 	expect_fail 2 "token needs the sink's token" $KTGEN run tcp_rr to 127.0.0.1 port 6432 token 0
+	rm -f "$docs"
 }
-case_add reflect_runs t_reflect_runs 60
+case_add reflect_runs t_reflect_runs 120
