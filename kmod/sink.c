@@ -44,6 +44,7 @@ struct ktg_conn {
 	u64			answered;	/* requests answered */
 	u64			resp_left;	/* response bytes not yet sent */
 	bool			nodelay;	/* set for the responses */
+	bool			refused;	/* its hello asked what may not be */
 };
 
 /* A UDP sender, by its cookie and flow id. */
@@ -180,8 +181,28 @@ static void ktg_rx_payload(struct ktg_sink *sink, struct ktg_rx_stats *rx,
 	}
 }
 
+/*
+ * May a request of @req bytes that carried @token be answered with @resp
+ * bytes? Only by a sink added for request/response (rr), and with no more
+ * than the request carried, or, when the request carries the sink's token
+ * (never 0), up to the sink's resp-max. A peer that does not know the
+ * token, whose source address may be forged, never gets more than it sent.
+ */
+static bool ktg_sink_resp_allowed(const struct ktg_sink *sink, u64 req, u64 resp,
+				  __be64 token)
+{
+	if (!sink->p.rr)
+		return false;
+	if (resp <= req)
+		return true;
+	return token && be64_to_cpu(token) == sink->token && resp <= sink->p.resp_max;
+}
+
 /* --- TCP --- */
 
+/* A hello asking for responses the sink may not give is refused: counted
+ * once for the connection, which is reset without an answer.
+ */
 static void ktg_conn_hello(struct ktg_conn *c)
 {
 	const struct ktg_hello *h = &c->hello;
@@ -199,6 +220,10 @@ static void ktg_conn_hello(struct ktg_conn *c)
 	c->rx = ktg_rx_stats_find(be64_to_cpu(h->cookie));
 	if (c->rx)
 		atomic64_inc(&c->rx->conns);
+	if (c->resp && !ktg_sink_resp_allowed(c->sink, c->req, c->resp, h->token)) {
+		KTG_RX_ADD(c->sink, c->rx, refused, 1);
+		c->refused = true;
+	}
 }
 
 /* Bytes @data[0..len) of the stream: the hello first, then payload. */
@@ -215,7 +240,7 @@ static void ktg_conn_data(struct ktg_conn *c, const u8 *data, size_t len,
 		if (c->hello_len == sizeof(c->hello))
 			ktg_conn_hello(c);
 	}
-	if (!len)
+	if (!len || c->refused)
 		return;
 	ktg_rx_payload(c->sink, c->rx, c->pattern_pages, c->off, data, len, w);
 	c->off += len;
@@ -238,6 +263,8 @@ static int ktg_tcp_actor(read_descriptor_t *desc, struct sk_buff *skb,
 	const u8 *data;
 	unsigned int n;
 
+	if (c->refused)		/* nothing more is read */
+		return 0;
 	len = min_t(size_t, len, desc->count);
 	if (c->sink->p.rx_mode == KTGEN_RX_MODE_DISCARD &&
 	    c->hello_len == sizeof(c->hello)) {
@@ -293,11 +320,14 @@ static int ktg_send_zeros(struct socket *sock, struct msghdr *msg, size_t len)
 	return kernel_sendmsg(sock, msg, iov, n, len - left);
 }
 
-/* tcp-rr: answer every whole request received; what cannot go now goes
- * when the socket has room (its write space wakes the worker too).
+/* tcp-rr: answer every whole request received, a round's worth a pass
+ * at most, so that a peer that keeps reading cannot keep the worker: 1
+ * when more is due then (the worker comes back to it at once). What cannot
+ * go now goes when the socket has room (its write space wakes the worker).
  */
 static int ktg_conn_answer(struct ktg_conn *c)
 {
+	size_t sent = 0;
 	u64 due;
 	int n;
 
@@ -317,12 +347,15 @@ static int ktg_conn_answer(struct ktg_conn *c)
 	while (c->resp_left) {
 		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
 
+		if (sent >= KTG_RX_ROUND || kthread_should_stop())
+			return 1;
 		n = ktg_send_zeros(c->sock, &msg, min_t(u64, c->resp_left, 16 * PAGE_SIZE));
 		if (n == -EAGAIN)
 			return 0;
 		if (n < 0)
 			return n;
 		c->resp_left -= n;
+		sent += n;
 	}
 	return 0;
 }
@@ -366,15 +399,19 @@ static int ktg_conn_read_data(struct ktg_conn *c, struct ktg_worker *w)
 	return n;
 }
 
-/* ... and answer what is due (tcp-rr). */
+/* ... and answer what is due (tcp-rr): >0 while there is more to do. */
 static int ktg_conn_read(struct ktg_conn *c, struct ktg_worker *w)
 {
 	int n = ktg_conn_read_data(c, w);
 
+	if (c->refused)
+		return -ECONNREFUSED;
 	if (n >= 0 || n == -ESHUTDOWN) {
 		int err = ktg_conn_answer(c);
 
-		if (err && n >= 0)
+		if (err < 0 && n >= 0)
+			n = err;
+		else if (err > 0 && !n)
 			n = err;
 	}
 	return n;
@@ -383,7 +420,11 @@ static int ktg_conn_read(struct ktg_conn *c, struct ktg_worker *w)
 static void ktg_conn_close(struct ktg_conn *c)
 {
 	ktg_sock_unwatch(&c->watch);
-	kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	/* refused: reset, so that its sender learns it at once */
+	if (c->refused)
+		sock_no_linger(c->sock->sk);
+	else
+		kernel_sock_shutdown(c->sock, SHUT_RDWR);
 	ktg_sock_release(c->sock);
 	if (c->rx) {
 		atomic_inc(&c->rx->closed);
@@ -635,13 +676,14 @@ static int ktg_skb_source(struct ktg_sink *sink, struct sk_buff *skb,
 	return 0;
 }
 
-/* udp-rr: the response, the request's header turned round, padded with
- * zeros to the size asked for; a response that cannot go is the
- * requester's timeout.
+/* udp-rr: the response to a request datagram of @reqlen bytes, the
+ * request's header turned round, padded with zeros to the size asked for,
+ * when that may be given (a header at least); else it is refused. A
+ * response that cannot go is the requester's timeout.
  */
 static void ktg_sink_respond(struct ktg_sink *sink, struct ktg_rx_stats *rx,
-			     const struct ktg_dgram *req, struct sockaddr_storage *to,
-			     int tolen)
+			     const struct ktg_dgram *req, u32 reqlen,
+			     struct sockaddr_storage *to, int tolen)
 {
 	struct msghdr msg = { .msg_name = to, .msg_namelen = tolen,
 			      .msg_flags = MSG_DONTWAIT };
@@ -650,10 +692,16 @@ static void ktg_sink_respond(struct ktg_sink *sink, struct ktg_rx_stats *rx,
 	struct ktg_dgram h = *req;
 	struct kvec hv = { .iov_base = &h, .iov_len = sizeof(h) };
 
-	if (!tolen || len < sizeof(h))
+	if (ntohl(req->resp) < sizeof(h) ||
+	    !ktg_sink_resp_allowed(sink, reqlen, ntohl(req->resp), req->token)) {
+		KTG_RX_ADD(sink, rx, refused, 1);
+		return;
+	}
+	if (!tolen)
 		return;
 	h.magic = htonl(KTG_MAGIC_RESP);
 	h.resp = 0;
+	h.token = 0;
 	/* the header corked when zeros follow; they push the datagram */
 	if (len > sizeof(h))
 		msg.msg_flags |= MSG_MORE;
@@ -713,7 +761,7 @@ static struct ktg_rx_stats *ktg_sink_dgram(struct ktg_sink *sink, struct sk_buff
 	if (h.magic == htonl(KTG_MAGIC_REQ)) {
 		if (skb)
 			fromlen = ktg_skb_source(sink, skb, from);
-		ktg_sink_respond(sink, f->rx, &h, from, fromlen);
+		ktg_sink_respond(sink, f->rx, &h, len, from, fromlen);
 	}
 	return f->rx;
 }

@@ -313,8 +313,8 @@ guest()
 	ip netns exec $na "$k" sink add udp port 5001 rx discard >/dev/null
 	ip netns exec $nb "$k" sink add udp port 5004 rx discard gro >/dev/null
 	ip netns exec $na iperf3 -s -D -p 5201
-	ip netns exec $nb "$k" sink add tcp port 5002 rx discard >/dev/null
-	ip netns exec $nb "$k" sink add tcp port 5003 rx discard busy-poll 100ms >/dev/null
+	ip netns exec $nb "$k" sink add tcp port 5002 rx discard rr >/dev/null
+	ip netns exec $nb "$k" sink add tcp port 5003 rx discard rr busy-poll 100ms >/dev/null
 	ip netns exec $nb iperf3 -s -D -p 5201
 	ip netns exec $nb netserver -p 12865 >/dev/null
 	ip netns exec $nb sockperf sr --tcp -i $B -p 11111 --daemonize >/dev/null 2>&1

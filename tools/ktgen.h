@@ -12,6 +12,9 @@
 /* The version of the run document -j prints (tools/ktgen-run.schema.json). */
 #define KTG_RUN_SCHEMA_VERSION	2
 
+/* udp_rr: the ktgen header every request and response carries (bytes). */
+#define KTG_UDP_RR_HDR		40
+
 /* Exit codes (documented in README.md and `ktgen help`). */
 enum {
 	EXIT_OK		= 0,	/* done, and what was checked holds */

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,8 +151,11 @@ int peer_parse_arg(struct peer *p, int argc, char **argv)
 	return n + 1;
 }
 
-int peer_prepare(struct peer *p, int test, uint16_t port, bool ipv6)
+int peer_prepare(struct peer *p, int test, uint16_t port, bool ipv6, uint32_t req,
+		 uint32_t resp)
 {
+	bool rr = test == KTGEN_TEST_TCP_RR || test == KTGEN_TEST_UDP_RR ||
+		  test == KTGEN_TEST_TCP_CRR;
 	struct sink_args sa;
 	int i, first;
 
@@ -167,6 +171,16 @@ int peer_prepare(struct peer *p, int test, uint16_t port, bool ipv6)
 	p->argv[p->argc++] = p->portnum;
 	if (ipv6)
 		p->argv[p->argc++] = "ipv6";
+	/* It answers this run's requests: responses above the request's
+	 * size with the token it prints, which the run then carries.
+	 */
+	if (rr)
+		p->argv[p->argc++] = "rr";
+	if (rr && resp > req) {
+		snprintf(p->resp_max, sizeof(p->resp_max), "%u", resp);
+		p->argv[p->argc++] = "resp-max";
+		p->argv[p->argc++] = p->resp_max;
+	}
 	for (i = 0; i < p->nsink; i++)
 		p->argv[p->argc++] = p->sink_words[i];
 	/* The far end takes them as sink add does: a bad word fails here. */
@@ -327,7 +341,9 @@ int peer_start(struct peer *p, const sigset_t *sigmask)
 	free(remote);
 	remote = NULL;
 
-	/* "ready ID RESETS", a byte at a time: what follows is its document. */
+	/* "ready ID RESETS [TOKEN]", a byte at a time: what follows is its
+	 * document.
+	 */
 	while (len < sizeof(line) - 1) {
 		r = read_until(p->from_fd, line + len, 1, deadline, sigmask);
 		if (r <= 0)
@@ -338,7 +354,8 @@ int peer_start(struct peer *p, const sigset_t *sigmask)
 	}
 	err = r < 0 ? errno : 0;
 	line[len] = 0;
-	if (sscanf(line, "ready %u %u", &id, &resets) == 2) {
+	p->token = 0;
+	if (sscanf(line, "ready %u %u %" SCNx64, &id, &resets, &p->token) >= 2) {
 		p->sink_id = id;
 		p->resets = resets;
 		return 0;
@@ -658,10 +675,12 @@ static bool serve_wait(struct nl_ctx *ctx, uint32_t id, struct peer_snap *w0,
 static void serve_usage(FILE *f)
 {
 	fputs("Usage: ktgen peer serve tcp|udp port PORT [ipv6] [rx MODE] [cpus LIST]\n"
-	      "                        [rcvbuf BYTES] [knob IFNAME[@NETNS] KNOB]...\n"
+	      "                        [rcvbuf BYTES] [rr [resp-max BYTES]]\n"
+	      "                        [knob IFNAME[@NETNS] KNOB]...\n"
 	      "The far end of 'ktgen run ... peer ssh://HOST', which runs it there\n"
 	      "with -j over ssh: applies the knobs, adds the sink, prints 'ready ID\n"
-	      "RESETS'; 'start MS' on stdin opens its window MS ms later, the end of\n"
+	      "RESETS [TOKEN]' (an rr sink's token, which the run then carries);\n"
+	      "'start MS' on stdin opens its window MS ms later, the end of\n"
 	      "stdin closes it. Then it deletes the sink, puts the knobs back and\n"
 	      "prints the sink, the window's receive rate and CPU (/proc/stat), its\n"
 	      "knobs and counters.\n", f);
@@ -699,10 +718,12 @@ static int peer_serve(int argc, char **argv)
 	struct peer_snap w0, w1;
 	struct ctr_set before = { }, after = { };
 	struct knob_list knobs = { };
+	struct sink_added added;
 	struct sink_args args;
 	struct nl_ctx ctx;
 	struct utsname uts;
 	int i, k, n, ret = EXIT_OK;
+	char token[24] = "";
 	bool opened;
 	uint32_t id;
 
@@ -734,13 +755,18 @@ static int peer_serve(int argc, char **argv)
 		ret = EXIT_FAIL;
 		goto out;
 	}
-	if (sink_add(&ctx, &args, &id)) {
+	if (sink_add(&ctx, &args, &added)) {
 		knobs_restore(&knobs);
 		ret = EXIT_FAIL;
 		goto out;
 	}
+	id = added.id;
+	if (added.token) {
+		token[0] = ' ';
+		sink_format_token(added.token, token + 1, sizeof(token) - 1);
+	}
 	counters_read(&before);
-	printf("ready %u %u\n", id, knobs.resets);
+	printf("ready %u %u%s\n", id, knobs.resets, token);
 	fflush(stdout);
 
 	opened = serve_wait(&ctx, id, &w0, &r);

@@ -4,7 +4,7 @@
  *
  * `ktgen run ... peer ssh://[user@]host[:port]` runs `ktgen -j peer serve`
  * there over ssh, no daemon of our own. That process applies the
- * receiver's knobs, adds the sink and says "ready ID RESETS"; then
+ * receiver's knobs, adds the sink and says "ready ID RESETS [TOKEN]"; then
  * "start MS" on its stdin opens its measured window MS ms later (the run's
  * warm-up), and the end of its stdin closes it: it prints its document
  * (the sink, the window's receive rate and CPU, its knobs and counters),
@@ -34,12 +34,14 @@ struct peer {
 	char		*knob_words[PEER_MAX_WORDS];
 	int		nknob;
 	/* what runs there: ktgen -j peer serve ... */
-	char		*argv[PEER_MAX_WORDS + 16];
+	char		*argv[PEER_MAX_WORDS + 24];
 	int		argc;
 	char		portnum[8];
+	char		resp_max[16];
 	pid_t		pid;
 	int		to_fd, from_fd;
 	uint32_t	sink_id;
+	uint64_t	token;		/* its rr sink's, 0 for none */
 	bool		resets;		/* a knob there reset its device */
 	struct json	*doc;		/* its document, once it ended */
 };
@@ -53,10 +55,13 @@ int peer_parse_url(struct peer *p, const char *url);
  * usage message.
  */
 int peer_parse_arg(struct peer *p, int argc, char **argv);
-/* The sink for a run of @test to @port (@ipv6: to an IPv6 address),
- * checked here as `peer serve` will check it. 0, or -1 after a message.
+/* The sink for a run of @test to @port (@ipv6: to an IPv6 address), of
+ * @req and @resp bytes (request/response tests: the sink is added rr, with
+ * resp-max @resp when that is larger), checked here as `peer serve` will
+ * check it. 0, or -1 after a message.
  */
-int peer_prepare(struct peer *p, int test, uint16_t port, bool ipv6);
+int peer_prepare(struct peer *p, int test, uint16_t port, bool ipv6, uint32_t req,
+		 uint32_t resp);
 
 /* ssh there and wait until the sink is ready; a signal outside
  * @sigmask's set gives up. 0, or -1 after a message.

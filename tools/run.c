@@ -922,6 +922,8 @@ struct run_args {
 	uint32_t	pct[16];		/* ppm */
 	bool		has_rr_timeout;
 	uint32_t	rr_timeout_ms;
+	bool		has_token;
+	uint64_t	token;			/* the sink's, for responses above req */
 	bool		has_interval;
 	uint32_t	interval_ms;
 	bool		has_warmup;
@@ -1076,6 +1078,20 @@ static int kw_burst(struct run_args *a, const char *v)
 	return parse_size_u32(v, &a->burst);
 }
 
+/* 0x and hex digits (as sink add prints it), or decimal. */
+static int kw_token(struct run_args *a, const char *v)
+{
+	bool hex = !strncmp(v, "0x", 2) || !strncmp(v, "0X", 2);
+	char *end;
+
+	if (!*v || *v == '-' || *v == '+' || (hex && !v[2]))
+		return -EINVAL;
+	errno = 0;
+	a->token = strtoull(v, &end, hex ? 16 : 10);
+	a->has_token = true;
+	return errno || *end || !a->token ? -EINVAL : 0;
+}
+
 static int kw_rr_timeout(struct run_args *a, const char *v)
 {
 	a->has_rr_timeout = true;
@@ -1140,6 +1156,7 @@ static const struct run_kw {
 	{ "burst",	kw_burst,	"bytes (rate in bits/s) or packets (rate in pps)" },
 	{ "percentiles", kw_percentiles, "up to 16 percentiles like 50,90,99.9" },
 	{ "timeout",	kw_rr_timeout,	"seconds, like 1 or 0.2" },
+	{ "token",	kw_token,	"the sink's token (0x and 16 hex digits, or decimal)" },
 	{ "busy-poll",	kw_busy_poll,	"microseconds, like 50, 200us or 10ms" },
 	{ "gso",	kw_gso,		"datagrams per send call, 2 to 64" },
 };
@@ -1199,6 +1216,7 @@ static int run_check(const struct run_args *a)
 
 static int run_parse(struct run_args *a, int test, int argc, char **argv)
 {
+	uint32_t hdr;
 	int n;
 
 	memset(a, 0, sizeof(*a));
@@ -1247,8 +1265,11 @@ static int run_parse(struct run_args *a, int test, int argc, char **argv)
 	}
 	if (run_check(a))
 		return -1;
-	return a->has_peer ? peer_prepare(&a->peer, a->test, a->port,
-					  a->to.family == AF_INET6) : 0;
+	/* the kernel's defaults: 1 byte, udp_rr its 40-byte header */
+	hdr = a->test == KTGEN_TEST_UDP_RR ? KTG_UDP_RR_HDR : 1;
+	return a->has_peer ? peer_prepare(&a->peer, a->test, a->port, a->to.family == AF_INET6,
+					  a->has_req ? a->req : hdr,
+					  a->has_resp ? a->resp : hdr) : 0;
 }
 
 static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
@@ -1292,6 +1313,8 @@ static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_REQ_SIZE, a->req);
 	if (a->has_resp)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_RESP_SIZE, a->resp);
+	if (a->has_token)
+		mnl_attr_put_u64(nlh, KTGEN_A_RUN_TOKEN, a->token);
 	if (a->has_rate)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_RATE, a->rate);
 	if (a->pace_bps)
@@ -1473,6 +1496,11 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 			return EXIT_FAIL;
 		}
 		w.peer = &a->peer;
+		/* its rr sink answers above the request's size to its token */
+		if (w.rr && a->peer.token && !a->has_token) {
+			a->has_token = true;
+			a->token = a->peer.token;
+		}
 	}
 	if ((a->knobs.resets || a->peer.resets) && !a->has_warmup) {
 		/* A reset device settles before the window opens. */
@@ -1542,7 +1570,8 @@ static void run_usage(FILE *f)
 	      "                 [buffer BYTES] [sndbuf BYTES] [nodelay] [detach]\n"
 	      "                 [interval SECS] [warmup SECS] [probe]\n"
 	      "                 [req BYTES] [resp BYTES] [rate TPS] [percentiles LIST]\n"
-	      "                 [timeout SECS] [rate BITS/s|Npps [burst N]] [busy-poll USECS]\n"
+	      "                 [timeout SECS] [token TOKEN]\n"
+	      "                 [rate BITS/s|Npps [burst N]] [busy-poll USECS]\n"
 	      "                 [gso N]\n"
 	      "                 [knob IFNAME[@NETNS] KNOB]... [repeat N [confidence L,W]]\n"
 	      "                 [peer ssh://[USER@]HOST[:PORT] [peer-rx MODE] [peer-cpus LIST]\n"
@@ -1563,10 +1592,13 @@ static void run_usage(FILE *f)
 	      "probe: count the kernel's nocache user copies by a kprobe (a trap each:\n"
 	      "       shows the path taken, not clean numbers)\n"
 	      "tcp_rr, udp_rr, tcp_crr: transactions of req bytes answered with resp bytes\n"
-	      "       (default 1/1, udp_rr 32/32), one outstanding per flow; tcp_crr\n"
+	      "       (default 1/1, udp_rr 40/40), one outstanding per flow; tcp_crr\n"
 	      "       connects for each; rate TPS per flow makes it open loop, latency\n"
 	      "       counted from each request's slot; percentiles default\n"
 	      "       50,90,95,99,99.9; timeout: udp_rr gives up a transaction\n"
+	      "token: the sink's (sink add prints it), for a response larger than\n"
+	      "       its request: the sink answers one only to its token, up to its\n"
+	      "       resp-max (a run with peer takes the peer's)\n"
 	      "rate (streams): pace each flow at bits/s (100M, 2.5G) or send calls/s\n"
 	      "       (1000pps), in bursts of burst bytes or calls (default one call)\n"
 	      "busy-poll: a worker whose flows all wait spins this long (50, 200us,\n"

@@ -2,6 +2,7 @@
 /*
  * ktgen sink: receivers listening on a port, and what they counted.
  */
+#include <inttypes.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
@@ -42,10 +43,31 @@ static const enum mnl_attr_data_type sink_types[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_USER_LEN]		= MNL_TYPE_U64,
 	[KTGEN_A_SINK_BUSY_POLL]	= MNL_TYPE_U32,
 	[KTGEN_A_SINK_GRO]		= MNL_TYPE_FLAG,
+	[KTGEN_A_SINK_RR]		= MNL_TYPE_FLAG,
+	[KTGEN_A_SINK_RESP_MAX]		= MNL_TYPE_U32,
+	[KTGEN_A_SINK_TOKEN]		= MNL_TYPE_U64,
 };
 
+void sink_format_token(uint64_t token, char *buf, size_t len)
+{
+	snprintf(buf, len, "0x%016" PRIx64, token);
+}
+
+/* An rr sink's token, when the kernel told it: text " token 0x...", JSON
+ * a string (a JSON number loses bits past 2^53 in many readers).
+ */
+static void print_token(const struct nlattr *rr, const struct nlattr *token)
+{
+	char buf[24];
+
+	if (!rr || !token)
+		return;
+	sink_format_token(mnl_attr_get_u64(token), buf, sizeof(buf));
+	print_string(PRINT_ANY, "token", " token %s", buf);
+}
+
 /* One sink, text:
- *   sink 3 tcp *:5001 rx verify cpus 0-3 rcvbuf 4M
+ *   sink 3 tcp *:5001 rx verify cpus 0-3 rcvbuf 4M rr resp-max 64K token 0x...
  *     rx  15425000000 bytes  235000 msgs  conns 4  lost 0  verify errors 0
  * @data: its JSON key within an object, or NULL as an array's item.
  */
@@ -85,6 +107,14 @@ int sink_print_cb(const struct nlmsghdr *nlh, void *data)
 		print_bool(PRINT_JSON, "gro", NULL, true);
 		print_text(" gro");
 	}
+	if (tb[KTGEN_A_SINK_RR]) {
+		print_bool(PRINT_JSON, "rr", NULL, true);
+		print_text(" rr");
+	}
+	if (tb[KTGEN_A_SINK_RESP_MAX])
+		print_u64(PRINT_ANY, "resp_max", " resp-max %llu",
+			  mnl_attr_get_u32(tb[KTGEN_A_SINK_RESP_MAX]));
+	print_token(tb[KTGEN_A_SINK_RR], tb[KTGEN_A_SINK_TOKEN]);
 	print_text("\n");
 	if (tb[KTGEN_A_SINK_RX]) {
 		print_text("  rx");
@@ -95,16 +125,19 @@ int sink_print_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int sink_id_cb(const struct nlmsghdr *nlh, void *data)
+static int sink_added_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[KTGEN_A_SINK_MAX + 1];
+	struct sink_added *out = data;
 
 	nl_parse(nlh, sink_types, KTGEN_A_SINK_MAX, tb);
 	if (!tb[KTGEN_A_SINK_ID]) {
 		fprintf(stderr, "ktgen: the kernel's reply has no sink id\n");
 		return MNL_CB_ERROR;
 	}
-	*(uint32_t *)data = mnl_attr_get_u32(tb[KTGEN_A_SINK_ID]);
+	out->id = mnl_attr_get_u32(tb[KTGEN_A_SINK_ID]);
+	out->token = tb[KTGEN_A_SINK_RR] && tb[KTGEN_A_SINK_TOKEN] ?
+		     mnl_attr_get_u64(tb[KTGEN_A_SINK_TOKEN]) : 0;
 	return MNL_CB_OK;
 }
 
@@ -113,7 +146,7 @@ static void sink_usage(FILE *f)
 	fputs("Usage: ktgen sink add tcp|udp [local ADDR] port PORT\n"
 	      "                      [rx copy|nocache|touch|discard|verify|recvmsg|user]\n"
 	      "                      [cpus LIST] [rcvbuf BYTES] [busy-poll USECS] [gro]\n"
-	      "                      [ipv6]\n"
+	      "                      [ipv6] [rr [resp-max BYTES]]\n"
 	      "       ktgen sink show [ID]\n"
 	      "       ktgen sink del ID|all\n"
 	      "local: IPv4 or IPv6 address to listen on (default: the wildcard;\n"
@@ -125,7 +158,12 @@ static void sink_usage(FILE *f)
 	      "       datagram at a time\n"
 	      "rx user: the workers receive into this process's memory (64 KiB\n"
 	      "         each), so the stack's copy_to_user runs; the sink keeps\n"
-	      "         this process's address space until it is deleted\n", f);
+	      "         this process's address space until it is deleted\n"
+	      "rr:    answer requests (tcp_rr, udp_rr, tcp_crr); without it a sink\n"
+	      "       answers nothing (requests are counted as refused). A response\n"
+	      "       is at most as large as its request, unless the request carries\n"
+	      "       the sink's token (printed by add and show: run ... token T)\n"
+	      "resp-max: with the token, responses up to BYTES (at most 16M)\n", f);
 }
 
 /* One "keyword [value]" of sink add; returns the words used, or -1. */
@@ -141,8 +179,13 @@ static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 		a->gro = true;
 		return 1;
 	}
+	if (!strcmp(kw, "rr")) {
+		a->rr = true;
+		return 1;
+	}
 	if (strcmp(kw, "local") && strcmp(kw, "port") && strcmp(kw, "rx") &&
-	    strcmp(kw, "cpus") && strcmp(kw, "rcvbuf") && strcmp(kw, "busy-poll")) {
+	    strcmp(kw, "cpus") && strcmp(kw, "rcvbuf") && strcmp(kw, "busy-poll") &&
+	    strcmp(kw, "resp-max")) {
 		usage_error("sink add: unknown keyword '%s'", kw);
 		return -1;
 	}
@@ -189,6 +232,13 @@ static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 		}
 		a->has_busy_poll = true;
 	}
+	if (!strcmp(kw, "resp-max")) {
+		if (parse_size_u32(val, &a->resp_max)) {
+			usage_error("sink add: resp-max needs a size in bytes, not '%s'", val);
+			return -1;
+		}
+		a->has_resp_max = true;
+	}
 	return 2;
 }
 
@@ -225,6 +275,10 @@ int sink_add_parse(struct sink_args *a, int argc, char **argv)
 		usage_error("sink add: gro is for udp sinks (tcp reads a byte stream)");
 		return -1;
 	}
+	if (a->has_resp_max && !a->rr) {
+		usage_error("sink add: resp-max is for sinks that answer requests (rr)");
+		return -1;
+	}
 	return 0;
 }
 
@@ -241,7 +295,7 @@ static uint64_t sink_user_len(const struct sink_args *a)
 	return cpus * KTG_SINK_USER_SLICE;
 }
 
-int sink_add(struct nl_ctx *ctx, const struct sink_args *a, uint32_t *id)
+int sink_add(struct nl_ctx *ctx, const struct sink_args *a, struct sink_added *out)
 {
 	struct nlmsghdr *nlh = nl_msg_start(ctx, KTGEN_CMD_SINK_NEW, 0);
 	uint64_t len;
@@ -263,6 +317,10 @@ int sink_add(struct nl_ctx *ctx, const struct sink_args *a, uint32_t *id)
 		mnl_attr_put(nlh, KTGEN_A_SINK_IPV6, 0, NULL);
 	if (a->gro)
 		mnl_attr_put(nlh, KTGEN_A_SINK_GRO, 0, NULL);
+	if (a->rr)
+		mnl_attr_put(nlh, KTGEN_A_SINK_RR, 0, NULL);
+	if (a->has_resp_max)
+		mnl_attr_put_u32(nlh, KTGEN_A_SINK_RESP_MAX, a->resp_max);
 	if (a->rx_mode == KTGEN_RX_MODE_USER) {
 		len = sink_user_len(a);
 		mem = user_mem_map(len);
@@ -271,7 +329,8 @@ int sink_add(struct nl_ctx *ctx, const struct sink_args *a, uint32_t *id)
 		mnl_attr_put_u64(nlh, KTGEN_A_SINK_USER_BUF, (uintptr_t)mem);
 		mnl_attr_put_u64(nlh, KTGEN_A_SINK_USER_LEN, len);
 	}
-	return nl_request(ctx, nlh, &ktg_sink_attrs, sink_id_cb, id);
+	memset(out, 0, sizeof(*out));
+	return nl_request(ctx, nlh, &ktg_sink_attrs, sink_added_cb, out);
 }
 
 /* The sink's reply to sink-get, to @cb (as sink_print_cb takes it). */
@@ -311,7 +370,9 @@ int sink_del(struct nl_ctx *ctx, bool all, uint32_t id)
 int do_sink(int argc, char **argv)
 {
 	const char *cmd = argc > 0 ? argv[0] : "show";
+	struct sink_added added;
 	struct sink_args a;
+	char token[24];
 	struct nl_ctx ctx;
 	bool all = false;
 	uint32_t id = 0;
@@ -338,10 +399,15 @@ int do_sink(int argc, char **argv)
 	if (nl_open(&ctx))
 		return EXIT_FAIL;
 	if (!strcmp(cmd, "add")) {
-		err = sink_add(&ctx, &a, &id);
+		err = sink_add(&ctx, &a, &added);
 		if (!err) {
 			print_open_object(NULL);
-			print_u64(PRINT_ANY, "id", "sink %llu\n", id);
+			print_u64(PRINT_ANY, "id", "sink %llu", added.id);
+			if (added.token) {
+				sink_format_token(added.token, token, sizeof(token));
+				print_string(PRINT_ANY, "token", " token %s", token);
+			}
+			print_text("\n");
 			print_close_object();
 		}
 	} else if (!strcmp(cmd, "show"))

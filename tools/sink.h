@@ -28,14 +28,25 @@ struct sink_args {
 	uint32_t	busy_poll_us;
 	bool		ipv6;
 	bool		gro;
+	bool		rr;		/* answers requests */
+	bool		has_resp_max;
+	uint32_t	resp_max;	/* above the request's size: token only */
+};
+
+/* What the kernel said of a sink it added. */
+struct sink_added {
+	uint32_t	id;
+	uint64_t	token;		/* 0: not told (never a sink's) */
 };
 
 /* "tcp|udp [local ADDR] port PORT [rx MODE]...": 0, or -1 after a usage
  * message naming the word.
  */
 int sink_add_parse(struct sink_args *a, int argc, char **argv);
-/* Add it; its id into @id. 0, or -1 after the kernel's reason. */
-int sink_add(struct nl_ctx *ctx, const struct sink_args *a, uint32_t *id);
+/* Add it; its id and token into @out. 0, or -1 after the kernel's reason. */
+int sink_add(struct nl_ctx *ctx, const struct sink_args *a, struct sink_added *out);
+/* A token as the CLI prints it and run's token takes it: 0x and 16 digits. */
+void sink_format_token(uint64_t token, char *buf, size_t len);
 /* sink-get of one sink to @cb (sink_print_cb takes a JSON key as @data). */
 int sink_get(struct nl_ctx *ctx, uint32_t id, mnl_cb_t cb, void *data);
 int sink_del(struct nl_ctx *ctx, bool all, uint32_t id);

@@ -87,6 +87,10 @@ t sink_add_busy_poll 2 "busy-poll needs microseconds, like 50, 200us or 10ms, no
 t sink_help_busy_poll 0 'busy-poll USECS' sink help
 t sink_add_gro_tcp 2 'gro is for udp sinks' sink add tcp port 1 gro
 t sink_help_gro 0 'gro:   udp: take GRO batches' sink help
+t sink_add_resp_max_no_rr 2 'resp-max is for sinks that answer requests \(rr\)' sink add udp port 1 resp-max 64K
+t sink_add_resp_max_bad 2 "resp-max needs a size in bytes, not 'lots'" sink add udp port 1 rr resp-max lots
+t sink_help_rr 0 'rr \[resp-max BYTES\]' sink help
+t peer_serve_resp_max_no_rr 2 'resp-max is for sinks that answer requests' peer serve tcp port 1 resp-max 2000
 t sink_add_novalue 2 'rx needs a value' sink add tcp port 1 rx
 t sink_show_id 2 "sink show: 'x' is not an id" sink show x
 t sink_show_extra 2 "sink show: unexpected '2'" sink show 1 2
@@ -119,6 +123,10 @@ t run_del_extra 2 "run del: unexpected '2'" run del 1 2
 t run_pct_range 2 "percentiles needs up to 16 percentiles like 50,90,99.9, not '50,101'" run tcp_rr to 10.0.0.1 port 1 percentiles 50,101
 t run_pct_many 2 'percentiles needs' run tcp_rr to 10.0.0.1 port 1 percentiles 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
 t run_pct_empty 2 'percentiles needs' run tcp_rr to 10.0.0.1 port 1 percentiles ,
+t run_token_bad 2 "token needs the sink's token \(0x and 16 hex digits, or decimal\), not '0xz1'" run tcp_rr to 10.0.0.1 port 1 token 0xz1
+t run_token_zero 2 "token needs the sink's token" run udp_rr to 10.0.0.1 port 1 token 0
+t run_token_neg 2 "token needs the sink's token" run udp_rr to 10.0.0.1 port 1 token -1
+t run_token_bare_0x 2 "token needs the sink's token" run udp_rr to 10.0.0.1 port 1 token 0x
 t nic_help 0 'ktgen nic add NAME \[peer PEER\]' nic help
 t nic_noargs 2 'Usage: ktgen nic add' nic
 t nic_unknown 2 "nic: unknown command 'frob'" nic frob

@@ -216,6 +216,13 @@ with open(sys.argv[3], "a") as out:
                                            for f in sorted(v))))' "$1" "$2" "$KTGEN_RECORD"
 }
 
+# sink_token CMD...: CMD is a `ktgen sink add ... rr` (under ip netns
+# exec, say); the token it printed, for a run's token.
+sink_token()
+{
+	"$@" | sed -n 's/^sink [0-9]* token \(0x[0-9a-f]*\)$/\1/p'
+}
+
 # Unique namespace names; removed after each case by run.sh.
 NS_PREFIX=ktg-$$-
 netns_add()

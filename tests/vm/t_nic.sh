@@ -468,14 +468,15 @@ case_add nic_peer_netns t_nic_peer_netns 60 smoke
 # the netdev family's operations), the document must not claim any.
 t_nic_page_pool()
 {
-	local stats=0 doc
+	local stats=0 doc token
 
 	load_module
 	NIC_IPV6=0 nic_pair
 	genl ctrl get name netdev 2>/dev/null | grep -q 'ID-0x9 ' && stats=1
 	log "page-pool-stats-get: $([ $stats = 1 ] && echo present || echo absent) ($(uname -r))"
-	ip netns exec "$NS_B" $KTGEN sink add udp port 5260 rx verify >/dev/null
-	doc=$(ip netns exec "$NS_A" $KTGEN -j run udp_rr to $NIC_ADDR_B port 5260 msgs 200 req 64 resp 1000)
+	token=$(sink_token ip netns exec "$NS_B" $KTGEN sink add udp port 5260 rx verify rr resp-max 1000)
+	doc=$(ip netns exec "$NS_A" $KTGEN -j run udp_rr to $NIC_ADDR_B port 5260 msgs 200 req 64 resp 1000 \
+		token "$token")
 	if [ $stats = 0 ]; then
 		echo "$doc" | json_check "d['latency']['transactions'] == 200 and
 			'page_pool' not in d['counters']['devices']['ktn0']"
@@ -492,7 +493,8 @@ t_nic_page_pool()
 	log "ktn0 page pools: $(echo "$doc" | /usr/bin/python3 -c '
 import json, sys
 print({k: v for k, v in json.load(sys.stdin)["counters"]["devices"]["ktn0"]["page_pool"].items() if v})')"
-	ip netns exec "$NS_A" $KTGEN run udp_rr to $NIC_ADDR_B port 5260 msgs 50 req 64 resp 1000 |
+	ip netns exec "$NS_A" $KTGEN run udp_rr to $NIC_ADDR_B port 5260 msgs 50 req 64 resp 1000 \
+		token "$token" |
 		grep -q 'ktn0\.page_pool\.alloc_' || fail "no page_pool counter in the text's changed list"
 }
 case_add nic_page_pool t_nic_page_pool 60 smoke

@@ -106,12 +106,15 @@ t_peer_stream()
 	log "tcp: $(/usr/bin/python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["peer"]; print("peer rx %d B, window %.0f Mbit/s, cpu %.1f%% %.3f us/KB" % (p["sink"]["rx"]["bytes"], p["window"]["rx_bps"] / 1e6, p["cpu"]["util_pct"], p["cpu"]["us_per_kb"]))' "$out/tcp.json")"
 
 	# UDP request/response over IPv6, the peer named by its literal: every
-	# transaction's request reached the sink there, which answered it.
-	ip netns exec "$NS_A" $KTGEN -j run udp_rr to fd80::2 port 5301 msgs 200 \
+	# transaction's request reached the sink there, which answered it. Its
+	# responses are larger than its requests: the sink there is rr with
+	# resp-max, and the run carried the token it said.
+	ip netns exec "$NS_A" $KTGEN -j run udp_rr to fd80::2 port 5301 msgs 200 resp 1000 \
 		peer "ssh://root@[fd80::2]" >"$out/rr.json" || fail "udp_rr with a peer: exit $?"
 	json_check "d['state'] == 'done' and d['latency']['transactions'] == 200 and
-		    d['peer']['sink']['proto'] == 'udp' and
-		    d['peer']['sink']['rx']['msgs'] == 200 and
+		    d['peer']['sink']['proto'] == 'udp' and d['peer']['sink']['rr'] and
+		    d['peer']['sink']['resp_max'] == 1000 and len(d['peer']['sink']['token']) == 18 and
+		    d['peer']['sink']['rx']['msgs'] == 200 and d['peer']['sink']['rx']['refused'] == 0 and
 		    d['peer']['sink']['rx']['responses'] == 200" <"$out/rr.json" ||
 		fail "the peer's side of udp_rr"
 	peer_clean || fail "B not put back after udp_rr"

@@ -17,8 +17,8 @@ t_rr_exact()
 	docs=$(mktemp)
 	keys=$(mktemp)
 	for rx in copy nocache touch discard verify recvmsg user; do
-		$KTGEN sink add tcp port $port rx $rx >/dev/null
-		$KTGEN sink add udp port $port rx $rx >/dev/null
+		$KTGEN sink add tcp port $port rx $rx rr >/dev/null
+		$KTGEN sink add udp port $port rx $rx rr >/dev/null
 		$KTGEN -j run tcp_rr to 127.0.0.1 port $port msgs 300 req 1400 resp 1 >>"$docs"
 		$KTGEN -j run udp_rr to 127.0.0.1 port $port msgs 300 req 1400 resp 64 >>"$docs"
 		printf 'rr tcp_rr rx %s\nrr udp_rr rx %s\n' $rx $rx >>"$keys"
@@ -50,12 +50,14 @@ case_add rr_exact t_rr_exact 300 smoke core
 # the generator falling behind.
 t_rr_crr()
 {
-	local doc rate out
+	local doc rate out token
 
 	load_module
 	veth_pair
-	ip netns exec "$NS_B" $KTGEN sink add tcp port 5310 rx verify >/dev/null
-	doc=$(ip netns exec "$NS_A" $KTGEN -j run tcp_crr to 10.77.0.2 port 5310 msgs 200 req 100 resp 2000)
+	# responses larger than requests: the sink's token, within resp-max
+	token=$(sink_token ip netns exec "$NS_B" $KTGEN sink add tcp port 5310 rx verify rr resp-max 2000)
+	doc=$(ip netns exec "$NS_A" $KTGEN -j run tcp_crr to 10.77.0.2 port 5310 msgs 200 req 100 resp 2000 \
+		token "$token")
 	echo "$doc" | json_check "d['state'] == 'done' and d['test'] == 'tcp_crr' and
 			d['latency']['transactions'] == 200 == d['rx']['conns'] == d['rx']['responses'] and
 			d['rx']['bytes'] == d['tx']['bytes'] == 200 * 100 and d['rx']['verify_errors'] == 0 and
@@ -86,7 +88,7 @@ t_rr_200_flows()
 
 	load_module
 	veth_pair
-	ip netns exec "$NS_B" $KTGEN sink add tcp port 5320 cpus 0-1 rx copy >/dev/null
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5320 cpus 0-1 rx copy rr >/dev/null
 	docs=$(mktemp)
 	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5320 flows 200 cpus 0-1 \
 		req 1400 resp 1 time "$(scaled 3)" >>"$docs"
@@ -114,7 +116,7 @@ t_udp_rr_loss()
 	load_module
 	veth_pair
 	tc -n "$NS_A" qdisc add dev ktg0 root netem loss 20%
-	ip netns exec "$NS_B" $KTGEN sink add udp port 5330 rx discard >/dev/null
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5330 rx discard rr >/dev/null
 	secs=$(scaled 6)
 	ip netns exec "$NS_A" $KTGEN -j run udp_rr to 10.77.0.2 port 5330 time "$secs" timeout 0.05 |
 		json_check "d['state'] == 'done' and d['latency']['timeouts'] > 0 and
@@ -150,7 +152,7 @@ t_rr_open_loop()
 	load_module
 	veth_pair
 	tc -n "$NS_A" qdisc add dev ktg0 root netem delay 0ms
-	ip netns exec "$NS_B" $KTGEN sink add tcp port 5340 rx copy >/dev/null
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5340 rx copy rr >/dev/null
 	closed=$(rr_stalled)
 	open=$(rr_stalled rate 100)
 	log "closed loop: $(echo "$closed" | grep -o '"percentiles_ns":{[^}]*}'), open loop: $(echo "$open" | grep -o '"percentiles_ns":{[^}]*}')"
@@ -217,7 +219,7 @@ case_add pacing t_pacing 120
 t_rr_intervals()
 {
 	load_module
-	$KTGEN sink add tcp port 5370 rx discard >/dev/null
+	$KTGEN sink add tcp port 5370 rx discard rr >/dev/null
 	$KTGEN -j run tcp_rr to 127.0.0.1 port 5370 time 2 interval 0.5 |
 		json_check "d['state'] == 'done' and len(d['intervals']) >= 3 and
 			all(i['transactions'] > 0 and 0 < i['percentiles_ns']['p50'] <= i['percentiles_ns']['p99.9']
@@ -268,7 +270,7 @@ tcp_rr_tps()
 
 	while [ "$1" != -- ]; do sargs+=("$1"); shift; done
 	shift
-	ip netns exec "$NS_B" $KTGEN sink add tcp port 5703 rx discard "${sargs[@]}" >/dev/null
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5703 rx discard rr "${sargs[@]}" >/dev/null
 	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5703 "$@" | doc_tps
 	ip netns exec "$NS_B" $KTGEN sink del all
 }
@@ -299,7 +301,7 @@ t_rr_busy_poll()
 		[ -n "$bp" ] && us=100000
 		# the last run's worker may still be on its way out
 		slowwait "$(scaled 1)" no_run_workers || fail "a run's worker outlived its run"
-		ip netns exec "$NS_B" $KTGEN sink add tcp port 5700 rx discard cpus 1 \
+		ip netns exec "$NS_B" $KTGEN sink add tcp port 5700 rx discard rr cpus 1 \
 			${bp:+busy-poll $bp} >/dev/null
 		ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5700 cpus 0 \
 			time "$secs" ${bp:+busy-poll $bp} >"$doc" &
@@ -370,7 +372,7 @@ t_rr_busy_poll()
 	[ $((both * 4)) -ge "$plain" ] ||
 		timing_fail "one CPU, both ends busy-polling: $both trans/s, under a quarter of $plain without"
 	# an idle busy-polling sink sleeps again after its budget
-	ip netns exec "$NS_B" $KTGEN sink add tcp port 5701 rx discard cpus 1 busy-poll 100ms >/dev/null
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5701 rx discard rr cpus 1 busy-poll 100ms >/dev/null
 	ip netns exec "$NS_B" $KTGEN -j sink show | json_check "d[0]['busy_poll_us'] == 100000" ||
 		fail "sink show: no busy_poll_us"
 	ip netns exec "$NS_B" $KTGEN sink show | grep -q ' busy-poll 100000us$' ||
