@@ -27,6 +27,7 @@
 
 #define KTG_RX_ROUND	SZ_1M		/* bytes per connection per round */
 #define KTG_UDP_FLOWS	4096		/* senders a UDP sink tracks */
+#define KTG_ACCEPT_ROUND	64	/* connections accepted per pass */
 
 /* A TCP connection, served by one worker of its sink. */
 struct ktg_conn {
@@ -44,6 +45,7 @@ struct ktg_conn {
 	u64			answered;	/* requests answered */
 	u64			resp_left;	/* response bytes not yet sent */
 	bool			nodelay;	/* set for the responses */
+	unsigned long		deadline;	/* jiffies: the whole hello by then */
 };
 
 /* A UDP sender, by its cookie and flow id. */
@@ -375,16 +377,48 @@ static int ktg_conn_read(struct ktg_conn *c, struct ktg_worker *w)
 	return n;
 }
 
-static void ktg_conn_close(struct ktg_conn *c)
+static void ktg_conn_free(struct ktg_conn *c)
 {
-	ktg_sock_unwatch(&c->watch);
-	kernel_sock_shutdown(c->sock, SHUT_RDWR);
 	ktg_sock_release(c->sock);
+	atomic_dec(&c->sink->nconns);
 	if (c->rx) {
 		atomic_inc(&c->rx->closed);
 		ktg_rx_stats_put(c->rx);
 	}
 	kfree(c);
+}
+
+static void ktg_conn_close(struct ktg_conn *c)
+{
+	ktg_sock_unwatch(&c->watch);
+	kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	ktg_conn_free(c);
+}
+
+/* A socket closed with a reset (linger 0: no FIN_WAIT, no TIME_WAIT, no
+ * state left for the peer to hold), and counted refused.
+ */
+static void ktg_sock_refuse(struct ktg_sink *sink, struct socket *sock)
+{
+	sock_no_linger(sock->sk);
+	ktg_sock_release(sock);
+	atomic64_inc(&sink->stats.refused);
+}
+
+/* A connection whose whole hello has not come within idle-ms of its
+ * accept: a peer holding the sink's state for nothing.
+ */
+static bool ktg_conn_late(const struct ktg_conn *c)
+{
+	return c->hello_len < sizeof(c->hello) && time_after_eq(jiffies, c->deadline);
+}
+
+static void ktg_conn_refuse(struct ktg_conn *c)
+{
+	ktg_sock_unwatch(&c->watch);
+	sock_no_linger(c->sock->sk);
+	atomic64_inc(&c->sink->stats.refused);
+	ktg_conn_free(c);
 }
 
 /*
@@ -410,35 +444,48 @@ static struct ktg_worker *ktg_sink_pick(struct ktg_sink *sink, struct sock *sk)
 }
 
 /* Accept what is pending on the listening socket: worker 0 does this,
- * every pass. kernel_accept() allocates a socket (an inode) before it
- * looks at the queue, so an empty queue is seen first, as poll sees it.
+ * every pass, up to KTG_ACCEPT_ROUND connections (true: there may be
+ * more). kernel_accept() allocates a socket (an inode) before it looks at
+ * the queue, so an empty queue is seen first, as poll sees it. Beyond
+ * max-conns held, a connection is reset as soon as it is accepted.
  */
-static void ktg_sink_accept(struct ktg_sink *sink)
+static bool ktg_sink_accept(struct ktg_sink *sink)
 {
 	struct request_sock_queue *queue = &inet_csk(sink->sock->sk)->icsk_accept_queue;
 	struct socket *newsock;
 	struct ktg_conn *c;
+	u32 n;
 
-	while (!reqsk_queue_empty(queue) &&
-	       !kernel_accept(sink->sock, &newsock, O_NONBLOCK)) {
+	for (n = 0; n < KTG_ACCEPT_ROUND; n++) {
+		if (reqsk_queue_empty(queue) ||
+		    kernel_accept(sink->sock, &newsock, O_NONBLOCK))
+			return false;
+		if (atomic_read(&sink->nconns) >= sink->p.max_conns) {
+			ktg_sock_refuse(sink, newsock);
+			continue;
+		}
 		c = kzalloc(sizeof(*c), GFP_KERNEL);
 		if (!c) {
-			ktg_sock_release(newsock);
+			ktg_sock_refuse(sink, newsock);
 			continue;
 		}
 		c->sink = sink;
 		c->sock = newsock;
+		c->deadline = jiffies + msecs_to_jiffies(sink->p.idle_ms);
 		if (sink->p.rcvbuf)
 			sock_set_rcvbuf(newsock->sk, sink->p.rcvbuf);
+		atomic_inc(&sink->nconns);
 		atomic64_inc(&sink->stats.conns);
 		ktg_sock_watch(&c->watch, newsock, &sink->workers[0]);
 		list_add_tail(&c->node, &sink->pending);
 	}
+	return true;
 }
 
 /* Hand accepted connections to their workers once data (or the end) says
- * where they are received; until then worker 0 watches them. No timeout:
- * on a slow kernel the first data may come seconds after the handshake.
+ * where they are received; until then worker 0 watches them, and resets
+ * those that sent nothing within idle-ms (on a slow kernel the first data
+ * may come seconds after the handshake: the default is 30 s).
  */
 static void ktg_sink_place(struct ktg_sink *sink)
 {
@@ -449,8 +496,13 @@ static void ktg_sink_place(struct ktg_sink *sink)
 		struct sock *sk = c->sock->sk;
 
 		if (skb_queue_empty_lockless(&sk->sk_receive_queue) &&
-		    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) && !READ_ONCE(sk->sk_err))
+		    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) && !READ_ONCE(sk->sk_err)) {
+			if (ktg_conn_late(c)) {
+				list_del(&c->node);
+				ktg_conn_refuse(c);
+			}
 			continue;
+		}
 		list_del(&c->node);
 		w = ktg_sink_pick(sink, sk);
 		ktg_sock_unwatch(&c->watch);
@@ -473,7 +525,7 @@ static int ktg_sink_tcp_worker(void *arg)
 	while (!kthread_should_stop()) {
 		busy = false;
 		if (w == &sink->workers[0]) {
-			ktg_sink_accept(sink);
+			busy = ktg_sink_accept(sink);
 			ktg_sink_place(sink);
 		}
 		spin_lock_bh(&w->lock);
@@ -482,11 +534,14 @@ static int ktg_sink_tcp_worker(void *arg)
 		list_for_each_entry_safe(c, tmp, &conns, node) {
 			int n = ktg_conn_read(c, w);
 
-			if (n > 0) {
-				busy = true;
-			} else if (n < 0) {
+			if (n < 0) {
 				list_del(&c->node);
 				ktg_conn_close(c);
+			} else if (ktg_conn_late(c)) {
+				list_del(&c->node);
+				ktg_conn_refuse(c);
+			} else if (n > 0) {
+				busy = true;
 			}
 			cond_resched();
 		}

@@ -19,6 +19,7 @@ struct ktg_sink {
 	u32			nworkers;	/* workers started */
 	u32			next_worker;
 	struct list_head	pending;	/* TCP: accepted, not yet placed */
+	atomic_t		nconns;		/* TCP: connections held */
 	struct ktg_rx_stats	stats;
 	struct list_head	uflows;		/* UDP senders seen */
 	u32			nuflows;
