@@ -10,6 +10,7 @@
 #include <linux/kthread.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
@@ -26,7 +27,6 @@
 #include "sink.h"
 
 #define KTG_RX_ROUND	SZ_1M		/* bytes per connection per round */
-#define KTG_UDP_FLOWS	4096		/* senders a UDP sink tracks */
 #define KTG_ACCEPT_ROUND	64	/* connections accepted per pass */
 
 /* A TCP connection, served by one worker of its sink. */
@@ -50,13 +50,15 @@ struct ktg_conn {
 
 /* A UDP sender, by its cookie and flow id. */
 struct ktg_uflow {
-	struct list_head	node;
+	struct hlist_node	hnode;		/* in the sink's hash of senders */
+	struct list_head	node;		/* in its list, least recently heard first */
 	u64			cookie;
 	u32			flow;
 	struct ktg_rx_stats	*rx;
 	u64			received;
 	u64			next_seq;	/* highest seen + 1 */
 	u64			window;		/* bit i: seq next_seq - 1 - i seen */
+	unsigned long		heard;		/* jiffies of its last datagram */
 	bool			closed;
 };
 
@@ -561,25 +563,71 @@ static int ktg_sink_tcp_worker(void *arg)
 
 /* --- UDP --- */
 
+/*
+ * The senders a UDP sink tracks: at most max-conns, found by a hash of
+ * (cookie, flow) keyed per sink (a peer choosing cookies cannot aim them
+ * at one bucket), on a list least recently heard first with the closed
+ * ones before them. The sink's one worker is their only user.
+ */
+static struct hlist_head *ktg_uflow_bucket(struct ktg_sink *sink, u64 cookie, u32 flow)
+{
+	u64 h = siphash_2u64(cookie, flow, &sink->uflow_key);
+
+	return &sink->uflow_hash[h & (BIT(sink->uflow_bits) - 1)];
+}
+
+static void ktg_uflow_free(struct ktg_sink *sink, struct ktg_uflow *f)
+{
+	hlist_del(&f->hnode);
+	list_del(&f->node);
+	sink->nuflows--;
+	ktg_rx_stats_put(f->rx);
+	kfree(f);
+}
+
+/* Room for one more: the least recently heard sender goes if it has
+ * closed or has been silent for idle-ms (a sender heard again after that
+ * starts afresh).
+ */
+static bool ktg_uflow_evict(struct ktg_sink *sink)
+{
+	struct ktg_uflow *f = list_first_entry_or_null(&sink->uflows, struct ktg_uflow, node);
+
+	if (!f || (!f->closed &&
+		   time_before(jiffies, f->heard + msecs_to_jiffies(sink->p.idle_ms))))
+		return false;
+	ktg_uflow_free(sink, f);
+	return true;
+}
+
+/* The sender's entry, heard now; NULL when there is no room for it. */
 static struct ktg_uflow *ktg_uflow_get(struct ktg_sink *sink, u64 cookie, u32 flow)
 {
+	struct hlist_head *head = ktg_uflow_bucket(sink, cookie, flow);
 	struct ktg_uflow *f;
 
-	list_for_each_entry(f, &sink->uflows, node)
-		if (f->cookie == cookie && f->flow == flow)
+	hlist_for_each_entry(f, head, hnode) {
+		if (f->cookie == cookie && f->flow == flow) {
+			f->heard = jiffies;
+			if (!f->closed)
+				list_move_tail(&f->node, &sink->uflows);
 			return f;
-	if (sink->nuflows >= KTG_UDP_FLOWS)
+		}
+	}
+	if (sink->nuflows >= sink->p.max_conns && !ktg_uflow_evict(sink))
 		return NULL;
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return NULL;
 	f->cookie = cookie;
 	f->flow = flow;
+	f->heard = jiffies;
 	f->rx = ktg_rx_stats_find(cookie);
 	if (f->rx)
 		atomic64_inc(&f->rx->conns);
 	atomic64_inc(&sink->stats.conns);
-	list_add(&f->node, &sink->uflows);
+	hlist_add_head(&f->hnode, head);
+	list_add_tail(&f->node, &sink->uflows);
 	sink->nuflows++;
 	return f;
 }
@@ -615,6 +663,8 @@ static void ktg_uflow_close(struct ktg_sink *sink, struct ktg_uflow *f, u64 sent
 	if (f->closed)
 		return;
 	f->closed = true;
+	/* the first to make room */
+	list_move(&f->node, &sink->uflows);
 	if (sent > f->received)
 		KTG_RX_ADD(sink, f->rx, lost, sent - f->received);
 	if (f->rx)
@@ -745,7 +795,8 @@ static struct ktg_rx_stats *ktg_sink_dgram(struct ktg_sink *sink, struct sk_buff
 	}
 	f = ktg_uflow_get(sink, be64_to_cpu(h.cookie), ntohl(h.flow));
 	if (!f) {
-		atomic64_inc(&sink->stats.bad_headers);
+		/* no room to track its sender: not counted */
+		atomic64_inc(&sink->stats.refused);
 		return NULL;
 	}
 	seq = be64_to_cpu(h.seq);
@@ -937,10 +988,9 @@ static void ktg_sink_free(struct ktg_sink *sink)
 		kernel_sock_shutdown(sink->sock, SHUT_RDWR);
 		ktg_sock_release(sink->sock);
 	}
-	list_for_each_entry_safe(f, tmp, &sink->uflows, node) {
-		ktg_rx_stats_put(f->rx);
-		kfree(f);
-	}
+	list_for_each_entry_safe(f, tmp, &sink->uflows, node)
+		ktg_uflow_free(sink, f);
+	kvfree(sink->uflow_hash);
 	for (i = 0; i < sink->nslots; i++)
 		kvfree(sink->workers[i].buf);
 	kfree(sink->workers);
@@ -1002,6 +1052,17 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		goto err_free;
 	}
 	sink->nslots = n;
+	if (!tcp) {
+		/* a bucket per sender at most, so lookups stay O(1) */
+		sink->uflow_bits = max(order_base_2(p->max_conns), 1);
+		sink->uflow_hash = kvcalloc(BIT(sink->uflow_bits), sizeof(*sink->uflow_hash),
+					    GFP_KERNEL);
+		if (!sink->uflow_hash) {
+			err = -ENOMEM;
+			goto err_free;
+		}
+		get_random_bytes(&sink->uflow_key, sizeof(sink->uflow_key));
+	}
 	if (p->rx_mode == KTGEN_RX_MODE_USER) {
 		err = ktg_sink_user_mem(sink, extack);
 		if (err)
