@@ -860,8 +860,36 @@ static int ktg_sink_udp_recvmsg(struct ktg_sink *sink, struct ktg_worker *w,
 }
 
 /*
+ * A datagram whose checksum nobody has checked yet (the device did not,
+ * and the stack leaves all but short ones to the reader) is checked as
+ * udp_recvmsg() checks it. A wrong one is counted on the sink and where
+ * the stack counts its own, InCsumErrors and InErrors of Udp or Udp6 (as
+ * UDP_INC_STATS would, whose UDP-Lite argument is not in every kernel).
+ */
+static bool ktg_skb_csum_bad(struct ktg_sink *sink, struct sk_buff *skb)
+{
+	struct net *net = sock_net(sink->sock->sk);
+
+	if (!udp_lib_checksum_complete(skb))
+		return false;
+	atomic64_inc(&sink->stats.csum_errors);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (skb->protocol != htons(ETH_P_IP)) {
+		SNMP_INC_STATS(net->mib.udp_stats_in6, UDP_MIB_CSUMERRORS);
+		SNMP_INC_STATS(net->mib.udp_stats_in6, UDP_MIB_INERRORS);
+		return true;
+	}
+#endif
+	SNMP_INC_STATS(net->mib.udp_statistics, UDP_MIB_CSUMERRORS);
+	SNMP_INC_STATS(net->mib.udp_statistics, UDP_MIB_INERRORS);
+	return true;
+}
+
+/*
  * One read: a datagram, or with gro a batch of them, @seg bytes each but
- * the last. 0 when none was queued.
+ * the last. 0 when none was queued. The skb modes check the checksum and
+ * drop a wrong one; recvmsg and user read through udp_recvmsg(), which
+ * does (and never hands such a datagram over).
  */
 static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
 {
@@ -882,6 +910,10 @@ static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
 		skb = ktg_skb_recv_udp(sk, MSG_DONTWAIT, &err);
 		if (!skb)
 			return 0;
+		if (ktg_skb_csum_bad(sink, skb)) {
+			kfree_skb(skb);
+			return 1;
+		}
 		len = skb->len;
 		if (skb_is_gso(skb))
 			seg = skb_shinfo(skb)->gso_size;
