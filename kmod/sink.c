@@ -10,6 +10,7 @@
 #include <linux/kthread.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
+#include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/xarray.h>
@@ -26,7 +27,7 @@
 #include "sink.h"
 
 #define KTG_RX_ROUND	SZ_1M		/* bytes per connection per round */
-#define KTG_UDP_FLOWS	4096		/* senders a UDP sink tracks */
+#define KTG_ACCEPT_ROUND	64	/* connections accepted per pass */
 
 /* A TCP connection, served by one worker of its sink. */
 struct ktg_conn {
@@ -45,17 +46,20 @@ struct ktg_conn {
 	u64			resp_left;	/* response bytes not yet sent */
 	bool			nodelay;	/* set for the responses */
 	bool			refused;	/* its hello asked what may not be */
+	unsigned long		deadline;	/* jiffies: the whole hello by then */
 };
 
 /* A UDP sender, by its cookie and flow id. */
 struct ktg_uflow {
-	struct list_head	node;
+	struct hlist_node	hnode;		/* in the sink's hash of senders */
+	struct list_head	node;		/* in its list, least recently heard first */
 	u64			cookie;
 	u32			flow;
 	struct ktg_rx_stats	*rx;
 	u64			received;
 	u64			next_seq;	/* highest seen + 1 */
 	u64			window;		/* bit i: seq next_seq - 1 - i seen */
+	unsigned long		heard;		/* jiffies of its last datagram */
 	bool			closed;
 };
 
@@ -417,20 +421,54 @@ static int ktg_conn_read(struct ktg_conn *c, struct ktg_worker *w)
 	return n;
 }
 
-static void ktg_conn_close(struct ktg_conn *c)
+static void ktg_conn_free(struct ktg_conn *c)
 {
-	ktg_sock_unwatch(&c->watch);
-	/* refused: reset, so that its sender learns it at once */
-	if (c->refused)
-		sock_no_linger(c->sock->sk);
-	else
-		kernel_sock_shutdown(c->sock, SHUT_RDWR);
 	ktg_sock_release(c->sock);
+	atomic_dec(&c->sink->nconns);
 	if (c->rx) {
 		atomic_inc(&c->rx->closed);
 		ktg_rx_stats_put(c->rx);
 	}
 	kfree(c);
+}
+
+static void ktg_conn_close(struct ktg_conn *c)
+{
+	ktg_sock_unwatch(&c->watch);
+	/* refused (counted at its hello): reset, so that its sender learns
+	 * it at once
+	 */
+	if (c->refused)
+		sock_no_linger(c->sock->sk);
+	else
+		kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	ktg_conn_free(c);
+}
+
+/* A socket closed with a reset (linger 0: no FIN_WAIT, no TIME_WAIT, no
+ * state left for the peer to hold), and counted refused.
+ */
+static void ktg_sock_refuse(struct ktg_sink *sink, struct socket *sock)
+{
+	sock_no_linger(sock->sk);
+	ktg_sock_release(sock);
+	atomic64_inc(&sink->stats.refused);
+}
+
+/* A connection whose whole hello has not come within idle-ms of its
+ * accept: a peer holding the sink's state for nothing.
+ */
+static bool ktg_conn_late(const struct ktg_conn *c)
+{
+	return c->hello_len < sizeof(c->hello) && time_after_eq(jiffies, c->deadline);
+}
+
+static void ktg_conn_refuse(struct ktg_conn *c)
+{
+	ktg_sock_unwatch(&c->watch);
+	sock_no_linger(c->sock->sk);
+	atomic64_inc(&c->sink->stats.refused);
+	ktg_conn_free(c);
 }
 
 /*
@@ -456,35 +494,48 @@ static struct ktg_worker *ktg_sink_pick(struct ktg_sink *sink, struct sock *sk)
 }
 
 /* Accept what is pending on the listening socket: worker 0 does this,
- * every pass. kernel_accept() allocates a socket (an inode) before it
- * looks at the queue, so an empty queue is seen first, as poll sees it.
+ * every pass, up to KTG_ACCEPT_ROUND connections (true: there may be
+ * more). kernel_accept() allocates a socket (an inode) before it looks at
+ * the queue, so an empty queue is seen first, as poll sees it. Beyond
+ * max-conns held, a connection is reset as soon as it is accepted.
  */
-static void ktg_sink_accept(struct ktg_sink *sink)
+static bool ktg_sink_accept(struct ktg_sink *sink)
 {
 	struct request_sock_queue *queue = &inet_csk(sink->sock->sk)->icsk_accept_queue;
 	struct socket *newsock;
 	struct ktg_conn *c;
+	u32 n;
 
-	while (!reqsk_queue_empty(queue) &&
-	       !kernel_accept(sink->sock, &newsock, O_NONBLOCK)) {
+	for (n = 0; n < KTG_ACCEPT_ROUND; n++) {
+		if (reqsk_queue_empty(queue) ||
+		    kernel_accept(sink->sock, &newsock, O_NONBLOCK))
+			return false;
+		if (atomic_read(&sink->nconns) >= sink->p.max_conns) {
+			ktg_sock_refuse(sink, newsock);
+			continue;
+		}
 		c = kzalloc(sizeof(*c), GFP_KERNEL);
 		if (!c) {
-			ktg_sock_release(newsock);
+			ktg_sock_refuse(sink, newsock);
 			continue;
 		}
 		c->sink = sink;
 		c->sock = newsock;
+		c->deadline = jiffies + msecs_to_jiffies(sink->p.idle_ms);
 		if (sink->p.rcvbuf)
 			sock_set_rcvbuf(newsock->sk, sink->p.rcvbuf);
+		atomic_inc(&sink->nconns);
 		atomic64_inc(&sink->stats.conns);
 		ktg_sock_watch(&c->watch, newsock, &sink->workers[0]);
 		list_add_tail(&c->node, &sink->pending);
 	}
+	return true;
 }
 
 /* Hand accepted connections to their workers once data (or the end) says
- * where they are received; until then worker 0 watches them. No timeout:
- * on a slow kernel the first data may come seconds after the handshake.
+ * where they are received; until then worker 0 watches them, and resets
+ * those that sent nothing within idle-ms (on a slow kernel the first data
+ * may come seconds after the handshake: the default is 30 s).
  */
 static void ktg_sink_place(struct ktg_sink *sink)
 {
@@ -495,8 +546,13 @@ static void ktg_sink_place(struct ktg_sink *sink)
 		struct sock *sk = c->sock->sk;
 
 		if (skb_queue_empty_lockless(&sk->sk_receive_queue) &&
-		    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) && !READ_ONCE(sk->sk_err))
+		    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) && !READ_ONCE(sk->sk_err)) {
+			if (ktg_conn_late(c)) {
+				list_del(&c->node);
+				ktg_conn_refuse(c);
+			}
 			continue;
+		}
 		list_del(&c->node);
 		w = ktg_sink_pick(sink, sk);
 		ktg_sock_unwatch(&c->watch);
@@ -519,7 +575,7 @@ static int ktg_sink_tcp_worker(void *arg)
 	while (!kthread_should_stop()) {
 		busy = false;
 		if (w == &sink->workers[0]) {
-			ktg_sink_accept(sink);
+			busy = ktg_sink_accept(sink);
 			ktg_sink_place(sink);
 		}
 		spin_lock_bh(&w->lock);
@@ -528,11 +584,14 @@ static int ktg_sink_tcp_worker(void *arg)
 		list_for_each_entry_safe(c, tmp, &conns, node) {
 			int n = ktg_conn_read(c, w);
 
-			if (n > 0) {
-				busy = true;
-			} else if (n < 0) {
+			if (n < 0) {
 				list_del(&c->node);
 				ktg_conn_close(c);
+			} else if (ktg_conn_late(c)) {
+				list_del(&c->node);
+				ktg_conn_refuse(c);
+			} else if (n > 0) {
+				busy = true;
 			}
 			cond_resched();
 		}
@@ -552,25 +611,71 @@ static int ktg_sink_tcp_worker(void *arg)
 
 /* --- UDP --- */
 
+/*
+ * The senders a UDP sink tracks: at most max-conns, found by a hash of
+ * (cookie, flow) keyed per sink (a peer choosing cookies cannot aim them
+ * at one bucket), on a list least recently heard first with the closed
+ * ones before them. The sink's one worker is their only user.
+ */
+static struct hlist_head *ktg_uflow_bucket(struct ktg_sink *sink, u64 cookie, u32 flow)
+{
+	u64 h = siphash_2u64(cookie, flow, &sink->uflow_key);
+
+	return &sink->uflow_hash[h & (BIT(sink->uflow_bits) - 1)];
+}
+
+static void ktg_uflow_free(struct ktg_sink *sink, struct ktg_uflow *f)
+{
+	hlist_del(&f->hnode);
+	list_del(&f->node);
+	sink->nuflows--;
+	ktg_rx_stats_put(f->rx);
+	kfree(f);
+}
+
+/* Room for one more: the least recently heard sender goes if it has
+ * closed or has been silent for idle-ms (a sender heard again after that
+ * starts afresh).
+ */
+static bool ktg_uflow_evict(struct ktg_sink *sink)
+{
+	struct ktg_uflow *f = list_first_entry_or_null(&sink->uflows, struct ktg_uflow, node);
+
+	if (!f || (!f->closed &&
+		   time_before(jiffies, f->heard + msecs_to_jiffies(sink->p.idle_ms))))
+		return false;
+	ktg_uflow_free(sink, f);
+	return true;
+}
+
+/* The sender's entry, heard now; NULL when there is no room for it. */
 static struct ktg_uflow *ktg_uflow_get(struct ktg_sink *sink, u64 cookie, u32 flow)
 {
+	struct hlist_head *head = ktg_uflow_bucket(sink, cookie, flow);
 	struct ktg_uflow *f;
 
-	list_for_each_entry(f, &sink->uflows, node)
-		if (f->cookie == cookie && f->flow == flow)
+	hlist_for_each_entry(f, head, hnode) {
+		if (f->cookie == cookie && f->flow == flow) {
+			f->heard = jiffies;
+			if (!f->closed)
+				list_move_tail(&f->node, &sink->uflows);
 			return f;
-	if (sink->nuflows >= KTG_UDP_FLOWS)
+		}
+	}
+	if (sink->nuflows >= sink->p.max_conns && !ktg_uflow_evict(sink))
 		return NULL;
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!f)
 		return NULL;
 	f->cookie = cookie;
 	f->flow = flow;
+	f->heard = jiffies;
 	f->rx = ktg_rx_stats_find(cookie);
 	if (f->rx)
 		atomic64_inc(&f->rx->conns);
 	atomic64_inc(&sink->stats.conns);
-	list_add(&f->node, &sink->uflows);
+	hlist_add_head(&f->hnode, head);
+	list_add_tail(&f->node, &sink->uflows);
 	sink->nuflows++;
 	return f;
 }
@@ -606,6 +711,8 @@ static void ktg_uflow_close(struct ktg_sink *sink, struct ktg_uflow *f, u64 sent
 	if (f->closed)
 		return;
 	f->closed = true;
+	/* the first to make room */
+	list_move(&f->node, &sink->uflows);
 	if (sent > f->received)
 		KTG_RX_ADD(sink, f->rx, lost, sent - f->received);
 	if (f->rx)
@@ -743,7 +850,8 @@ static struct ktg_rx_stats *ktg_sink_dgram(struct ktg_sink *sink, struct sk_buff
 	}
 	f = ktg_uflow_get(sink, be64_to_cpu(h.cookie), ntohl(h.flow));
 	if (!f) {
-		atomic64_inc(&sink->stats.bad_headers);
+		/* no room to track its sender: not counted */
+		atomic64_inc(&sink->stats.refused);
 		return NULL;
 	}
 	seq = be64_to_cpu(h.seq);
@@ -807,8 +915,36 @@ static int ktg_sink_udp_recvmsg(struct ktg_sink *sink, struct ktg_worker *w,
 }
 
 /*
+ * A datagram whose checksum nobody has checked yet (the device did not,
+ * and the stack leaves all but short ones to the reader) is checked as
+ * udp_recvmsg() checks it. A wrong one is counted on the sink and where
+ * the stack counts its own, InCsumErrors and InErrors of Udp or Udp6 (as
+ * UDP_INC_STATS would, whose UDP-Lite argument is not in every kernel).
+ */
+static bool ktg_skb_csum_bad(struct ktg_sink *sink, struct sk_buff *skb)
+{
+	struct net *net = sock_net(sink->sock->sk);
+
+	if (!udp_lib_checksum_complete(skb))
+		return false;
+	atomic64_inc(&sink->stats.csum_errors);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (skb->protocol != htons(ETH_P_IP)) {
+		SNMP_INC_STATS(net->mib.udp_stats_in6, UDP_MIB_CSUMERRORS);
+		SNMP_INC_STATS(net->mib.udp_stats_in6, UDP_MIB_INERRORS);
+		return true;
+	}
+#endif
+	SNMP_INC_STATS(net->mib.udp_statistics, UDP_MIB_CSUMERRORS);
+	SNMP_INC_STATS(net->mib.udp_statistics, UDP_MIB_INERRORS);
+	return true;
+}
+
+/*
  * One read: a datagram, or with gro a batch of them, @seg bytes each but
- * the last. 0 when none was queued.
+ * the last. 0 when none was queued. The skb modes check the checksum and
+ * drop a wrong one; recvmsg and user read through udp_recvmsg(), which
+ * does (and never hands such a datagram over).
  */
 static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
 {
@@ -829,6 +965,10 @@ static int ktg_sink_udp_read(struct ktg_sink *sink, struct ktg_worker *w)
 		skb = ktg_skb_recv_udp(sk, MSG_DONTWAIT, &err);
 		if (!skb)
 			return 0;
+		if (ktg_skb_csum_bad(sink, skb)) {
+			kfree_skb(skb);
+			return 1;
+		}
 		len = skb->len;
 		if (skb_is_gso(skb))
 			seg = skb_shinfo(skb)->gso_size;
@@ -935,10 +1075,9 @@ static void ktg_sink_free(struct ktg_sink *sink)
 		kernel_sock_shutdown(sink->sock, SHUT_RDWR);
 		ktg_sock_release(sink->sock);
 	}
-	list_for_each_entry_safe(f, tmp, &sink->uflows, node) {
-		ktg_rx_stats_put(f->rx);
-		kfree(f);
-	}
+	list_for_each_entry_safe(f, tmp, &sink->uflows, node)
+		ktg_uflow_free(sink, f);
+	kvfree(sink->uflow_hash);
 	for (i = 0; i < sink->nslots; i++)
 		kvfree(sink->workers[i].buf);
 	kfree(sink->workers);
@@ -1003,6 +1142,17 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		goto err_free;
 	}
 	sink->nslots = n;
+	if (!tcp) {
+		/* a bucket per sender at most, so lookups stay O(1) */
+		sink->uflow_bits = max(order_base_2(p->max_conns), 1);
+		sink->uflow_hash = kvcalloc(BIT(sink->uflow_bits), sizeof(*sink->uflow_hash),
+					    GFP_KERNEL);
+		if (!sink->uflow_hash) {
+			err = -ENOMEM;
+			goto err_free;
+		}
+		get_random_bytes(&sink->uflow_key, sizeof(sink->uflow_key));
+	}
 	if (p->rx_mode == KTGEN_RX_MODE_USER) {
 		err = ktg_sink_user_mem(sink, extack);
 		if (err)

@@ -5,6 +5,8 @@
 #ifndef _KTG_SINK_H
 #define _KTG_SINK_H
 
+#include <linux/siphash.h>
+
 #include "ktgen.h"
 
 struct ktg_sink {
@@ -19,9 +21,13 @@ struct ktg_sink {
 	u32			nworkers;	/* workers started */
 	u32			next_worker;
 	struct list_head	pending;	/* TCP: accepted, not yet placed */
+	atomic_t		nconns;		/* TCP: connections held */
 	struct ktg_rx_stats	stats;
-	struct list_head	uflows;		/* UDP senders seen */
+	struct list_head	uflows;		/* UDP senders tracked, LRU first */
 	u32			nuflows;
+	struct hlist_head	*uflow_hash;	/* them by cookie and flow */
+	u32			uflow_bits;	/* log2 of its buckets */
+	siphash_key_t		uflow_key;
 	struct mm_struct	*mm;		/* rx user: the requester's */
 	u64			token;		/* answers above the request's size */
 };

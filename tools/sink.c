@@ -46,6 +46,8 @@ static const enum mnl_attr_data_type sink_types[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_RR]		= MNL_TYPE_FLAG,
 	[KTGEN_A_SINK_RESP_MAX]		= MNL_TYPE_U32,
 	[KTGEN_A_SINK_TOKEN]		= MNL_TYPE_U64,
+	[KTGEN_A_SINK_MAX_CONNS]	= MNL_TYPE_U32,
+	[KTGEN_A_SINK_IDLE_MS]		= MNL_TYPE_U32,
 };
 
 void sink_format_token(uint64_t token, char *buf, size_t len)
@@ -64,6 +66,31 @@ static void print_token(const struct nlattr *rr, const struct nlattr *token)
 		return;
 	sink_format_token(mnl_attr_get_u64(token), buf, sizeof(buf));
 	print_string(PRINT_ANY, "token", " token %s", buf);
+}
+
+/* The module's defaults (ktgen.yaml): text shows other values only. */
+#define SINK_DEFAULT_MAX_CONNS	4096
+#define SINK_DEFAULT_IDLE_MS	30000
+
+/* What a sink holds from peers: always in JSON, in text when not the
+ * default.
+ */
+static void print_sink_limits(const struct nlattr *const *tb)
+{
+	uint32_t v;
+
+	if (tb[KTGEN_A_SINK_MAX_CONNS]) {
+		v = mnl_attr_get_u32(tb[KTGEN_A_SINK_MAX_CONNS]);
+		print_u64(PRINT_JSON, "max_conns", NULL, v);
+		if (v != SINK_DEFAULT_MAX_CONNS)
+			print_u64(PRINT_TEXT, NULL, " max-conns %llu", v);
+	}
+	if (tb[KTGEN_A_SINK_IDLE_MS]) {
+		v = mnl_attr_get_u32(tb[KTGEN_A_SINK_IDLE_MS]);
+		print_u64(PRINT_JSON, "idle_ms", NULL, v);
+		if (v != SINK_DEFAULT_IDLE_MS)
+			print_u64(PRINT_TEXT, NULL, " idle-ms %llu", v);
+	}
 }
 
 /* One sink, text:
@@ -115,6 +142,7 @@ int sink_print_cb(const struct nlmsghdr *nlh, void *data)
 		print_u64(PRINT_ANY, "resp_max", " resp-max %llu",
 			  mnl_attr_get_u32(tb[KTGEN_A_SINK_RESP_MAX]));
 	print_token(tb[KTGEN_A_SINK_RR], tb[KTGEN_A_SINK_TOKEN]);
+	print_sink_limits(tb);
 	print_text("\n");
 	if (tb[KTGEN_A_SINK_RX]) {
 		print_text("  rx");
@@ -146,7 +174,7 @@ static void sink_usage(FILE *f)
 	fputs("Usage: ktgen sink add tcp|udp [local ADDR] port PORT\n"
 	      "                      [rx copy|nocache|touch|discard|verify|recvmsg|user]\n"
 	      "                      [cpus LIST] [rcvbuf BYTES] [busy-poll USECS] [gro]\n"
-	      "                      [ipv6] [rr [resp-max BYTES]]\n"
+	      "                      [ipv6] [rr [resp-max BYTES]] [max-conns N] [idle-ms MSECS]\n"
 	      "       ktgen sink show [ID]\n"
 	      "       ktgen sink del ID|all\n"
 	      "local: IPv4 or IPv6 address to listen on (default: the wildcard;\n"
@@ -156,6 +184,11 @@ static void sink_usage(FILE *f)
 	      "           10ms) after the last thing it did before it sleeps\n"
 	      "gro:   udp: take GRO batches (UDP_GRO) and read each whole, a\n"
 	      "       datagram at a time\n"
+	      "max-conns: TCP connections held at once, UDP senders tracked\n"
+	      "           (default 4096); beyond it refused\n"
+	      "idle-ms: a connection whose hello has not come this long after it\n"
+	      "         was accepted is closed; a UDP sender silent this long may\n"
+	      "         make room for another (default 30000)\n"
 	      "rx user: the workers receive into this process's memory (64 KiB\n"
 	      "         each), so the stack's copy_to_user runs; the sink keeps\n"
 	      "         this process's address space until it is deleted\n"
@@ -185,7 +218,7 @@ static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 	}
 	if (strcmp(kw, "local") && strcmp(kw, "port") && strcmp(kw, "rx") &&
 	    strcmp(kw, "cpus") && strcmp(kw, "rcvbuf") && strcmp(kw, "busy-poll") &&
-	    strcmp(kw, "resp-max")) {
+	    strcmp(kw, "resp-max") && strcmp(kw, "max-conns") && strcmp(kw, "idle-ms")) {
 		usage_error("sink add: unknown keyword '%s'", kw);
 		return -1;
 	}
@@ -238,6 +271,20 @@ static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 			return -1;
 		}
 		a->has_resp_max = true;
+	}
+	if (!strcmp(kw, "max-conns")) {
+		if (parse_u32(val, &a->max_conns)) {
+			usage_error("sink add: max-conns needs a number, not '%s'", val);
+			return -1;
+		}
+		a->has_max_conns = true;
+	}
+	if (!strcmp(kw, "idle-ms")) {
+		if (parse_u32(val, &a->idle_ms)) {
+			usage_error("sink add: idle-ms needs milliseconds, not '%s'", val);
+			return -1;
+		}
+		a->has_idle_ms = true;
 	}
 	return 2;
 }
@@ -313,6 +360,10 @@ int sink_add(struct nl_ctx *ctx, const struct sink_args *a, struct sink_added *o
 		mnl_attr_put_u32(nlh, KTGEN_A_SINK_RCVBUF, a->rcvbuf);
 	if (a->has_busy_poll)
 		mnl_attr_put_u32(nlh, KTGEN_A_SINK_BUSY_POLL, a->busy_poll_us);
+	if (a->has_max_conns)
+		mnl_attr_put_u32(nlh, KTGEN_A_SINK_MAX_CONNS, a->max_conns);
+	if (a->has_idle_ms)
+		mnl_attr_put_u32(nlh, KTGEN_A_SINK_IDLE_MS, a->idle_ms);
 	if (a->ipv6)
 		mnl_attr_put(nlh, KTGEN_A_SINK_IPV6, 0, NULL);
 	if (a->gro)

@@ -26,6 +26,10 @@ struct sink_args {
 	uint32_t	rcvbuf;
 	bool		has_busy_poll;
 	uint32_t	busy_poll_us;
+	bool		has_max_conns;
+	uint32_t	max_conns;
+	bool		has_idle_ms;
+	uint32_t	idle_ms;
 	bool		ipv6;
 	bool		gro;
 	bool		rr;		/* answers requests */

@@ -85,6 +85,9 @@ t sink_add_rcvbuf 2 'rcvbuf needs a size' sink add tcp port 1 rcvbuf 4G
 t sink_add_keyword 2 "unknown keyword 'backlog'" sink add tcp port 1 backlog 5
 t sink_add_busy_poll 2 "busy-poll needs microseconds, like 50, 200us or 10ms, not '1.5ms'" sink add tcp port 1 busy-poll 1.5ms
 t sink_help_busy_poll 0 'busy-poll USECS' sink help
+t sink_add_max_conns 2 "max-conns needs a number, not 'many'" sink add tcp port 1 max-conns many
+t sink_add_idle_ms 2 "idle-ms needs milliseconds, not '1s'" sink add udp port 1 idle-ms 1s
+t sink_help_max_conns 0 'max-conns N\] \[idle-ms MSECS\]' sink help
 t sink_add_gro_tcp 2 'gro is for udp sinks' sink add tcp port 1 gro
 t sink_help_gro 0 'gro:   udp: take GRO batches' sink help
 t sink_add_resp_max_no_rr 2 'resp-max is for sinks that answer requests \(rr\)' sink add udp port 1 resp-max 64K
