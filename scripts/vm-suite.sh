@@ -54,7 +54,7 @@ set +e
 # that died before its first case began, is booted once more. (The full
 # stock suite took 31 min on a slow machine; it has grown since.)
 limit=3000
-[ -n "$smoke" ] && limit=600
+[ -n "$smoke" ] && limit=900
 [ $scale -gt 1 ] && limit=5400
 # A case budget (run.sh): the guest's limit is the budget plus its boot,
 # the case that was running when the budget ran out, and the final cases.
