@@ -375,7 +375,7 @@ t_rr_busy_poll()
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5701 rx discard rr cpus 1 busy-poll 100ms >/dev/null
 	ip netns exec "$NS_B" $KTGEN -j sink show | json_check "d[0]['busy_poll_us'] == 100000" ||
 		fail "sink show: no busy_poll_us"
-	ip netns exec "$NS_B" $KTGEN sink show | grep -q ' busy-poll 100000us$' ||
+	ip netns exec "$NS_B" $KTGEN sink show | grep -Eq ' busy-poll 100000us( |$)' ||
 		fail "sink show: no busy-poll in text"
 	ip netns exec "$NS_A" $KTGEN run tcp_rr to 10.77.0.2 port 5701 msgs 100 busy-poll 100ms >/dev/null
 	sleep 1
