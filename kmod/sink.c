@@ -463,12 +463,12 @@ static bool ktg_conn_late(const struct ktg_conn *c)
 	return c->hello_len < sizeof(c->hello) && time_after_eq(jiffies, c->deadline);
 }
 
+/* Counted refused here, then reset as a refused hello is. */
 static void ktg_conn_refuse(struct ktg_conn *c)
 {
-	ktg_sock_unwatch(&c->watch);
-	sock_no_linger(c->sock->sk);
 	atomic64_inc(&c->sink->stats.refused);
-	ktg_conn_free(c);
+	c->refused = true;
+	ktg_conn_close(c);
 }
 
 /*
