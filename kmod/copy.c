@@ -116,6 +116,7 @@ int ktg_pages_grow(struct ktg_pages *r, u32 npages)
 		pages[i] = alloc_page(GFP_KERNEL);
 		if (!pages[i])
 			goto err_free;
+		cond_resched();
 	}
 	if (old)
 		memcpy(pages, r->pages, old * sizeof(*pages));
@@ -142,9 +143,12 @@ int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern)
 	err = ktg_pages_grow(r, npages);
 	if (err || !pattern)
 		return err;
-	for (i = 0; i < npages; i++)
+	/* up to 1 GiB: a request that others need not wait for, preemptible */
+	for (i = 0; i < npages; i++) {
 		ktg_pattern_fill(page_address(r->pages[i]), (u64)i << PAGE_SHIFT, PAGE_SIZE,
 				 npages << (PAGE_SHIFT - KTG_PATTERN_SHIFT));
+		cond_resched();
+	}
 	if (test_flip_byte >= 0 && test_flip_byte < (npages << PAGE_SHIFT)) {
 		u8 *p = page_address(r->pages[test_flip_byte >> PAGE_SHIFT]);
 
@@ -159,9 +163,12 @@ void ktg_pages_free(struct ktg_pages *r)
 
 	if (!r->pages)
 		return;
-	for (i = 0; i < r->npages; i++)
+	for (i = 0; i < r->npages; i++) {
 		if (r->pages[i])
 			put_page(r->pages[i]);
+		if (!(i % 1024))
+			cond_resched();
+	}
 	kvfree(r->pages);
 	ktg_mem_uncharge((u64)r->npages << PAGE_SHIFT);
 	r->pages = NULL;

@@ -51,8 +51,6 @@ static bool ktg_flow_tcp(const struct ktg_flow *f)
 
 static bool ktg_flow_crr(const struct ktg_flow *f);
 
-#define KTG_RR_RBUF		SZ_16K	/* a flow reads its responses into this */
-
 /* SO_SNDBUF as setsockopt() sets it (no exported helper in every kernel). */
 static void ktg_set_sndbuf(struct sock *sk, u32 val)
 {
@@ -254,11 +252,18 @@ static void ktg_tx_drop(struct ktg_flow *f)
 	f->tx_n = 0;
 }
 
+/*
+ * The run's end (its workers are gone): a flow's socket closes with a
+ * reset. A drained flow's connection is in TIME-WAIT already, or in
+ * CLOSING with everything read by the peer: the reset only spares it an
+ * orphan that retransmits its FIN for minutes under loss. One cut short
+ * (stopped, failed, going away) leaves nothing behind either.
+ */
 void ktg_flow_close(struct ktg_flow *f)
 {
 	if (f->sock) {
 		ktg_sock_unwatch(&f->watch);
-		kernel_sock_shutdown(f->sock, SHUT_RDWR);
+		sock_no_linger(f->sock->sk);
 		ktg_sock_release(f->sock);
 		f->sock = NULL;
 	}

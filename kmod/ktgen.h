@@ -18,6 +18,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <net/net_namespace.h>
 #include <net/netlink.h>
 #include <linux/ktgen.h>
@@ -26,18 +27,34 @@
 #define KTGEN_VERSION "unknown"
 #endif
 
-/* Per network namespace state: sinks and runs live in the namespace whose
- * sockets they use and go away with it.
+/*
+ * Per network namespace state: sinks and runs live in the namespace whose
+ * sockets they use and go away with it. Each table holds a reference on
+ * what it lists; lookups are RCU and take one of their own, so a reader
+ * never waits for a writer. The lock orders what changes the tables (an
+ * id reserved, an object published or taken out, the counts and owners)
+ * and is held for no more than that: objects are built and torn down
+ * outside it.
  */
 struct ktg_net {
 	struct net		*net;
-	struct mutex		lock;	/* the lists, ids and run states */
-	struct list_head	sinks;
-	struct list_head	runs;
-	u32			next_sink_id;
+	struct mutex		lock;		/* the tables' changes, counts, owners */
+	struct xarray		sinks;		/* by id, reserved ids as zero entries */
+	struct xarray		runs;
+	struct xarray		owners;		/* portid -> attached runs (xa value) */
+	u32			next_sink_id;	/* the cyclic allocations' cursors */
 	u32			next_run_id;
+	u32			nsinks;		/* published and reserved */
+	u32			nruns;
+	bool			owners_lost;	/* an owner count failed: look always */
 	bool			exiting;	/* pre_exit began: close abortively */
 };
+
+int ktg_net_reserve(struct ktg_net *kn, bool run, u32 *id, struct netlink_ext_ack *extack);
+void ktg_net_unreserve(struct ktg_net *kn, bool run, u32 id);
+void ktg_net_owner_add(struct ktg_net *kn, u32 portid);
+void ktg_net_owner_del(struct ktg_net *kn, u32 portid);
+bool ktg_net_owns(struct ktg_net *kn, u32 portid);
 
 /* Work that may outlive a request: run completion. Flushed at unload. */
 extern struct workqueue_struct *ktg_wq;
@@ -47,6 +64,7 @@ extern struct workqueue_struct *ktg_wq;
  */
 struct ktg_rx_stats {
 	refcount_t	ref;
+	struct rcu_head	rcu;
 	atomic64_t	bytes;
 	atomic64_t	msgs;
 	atomic64_t	conns;
@@ -128,7 +146,10 @@ void ktg_pernet_exit(void);
 int ktg_netlink_init(void);
 void ktg_netlink_exit(void);
 
-/* Module-wide memory budget for source and sink buffers. */
+/* Module-wide memory budget: everything a run or sink makes the kernel
+ * hold (page rings, histograms, buffers, connection and flow state), but
+ * socket buffers, which tcp_mem and udp_mem bound.
+ */
 #define KTG_MEM_BUDGET_DEFAULT	SZ_1G
 #define KTG_MEM_BUDGET_MIN	SZ_1M
 #define KTG_MEM_BUDGET_MAX	(64ULL * SZ_1G)
@@ -137,6 +158,14 @@ void ktg_mem_uncharge(u64 bytes);
 u64 ktg_mem_used(void);
 u64 ktg_mem_budget(void);
 int ktg_mem_set_budget(u64 bytes);
+
+/* Runs and sinks a namespace may hold (module-wide settings). */
+#define KTG_MAX_OBJECTS_DEFAULT	4096
+#define KTG_MAX_OBJECTS		65536
+u32 ktg_max_runs(void);
+u32 ktg_max_sinks(void);
+void ktg_set_max_runs(u32 n);
+void ktg_set_max_sinks(u32 n);
 
 /* Copy engines, the payload pattern, page rings (copy.c). */
 struct ktg_pages {
@@ -197,11 +226,18 @@ struct ktg_sink_params {
 #define KTG_DEFAULT_MAX_CONNS	4096
 #define KTG_DEFAULT_IDLE_MS	30000
 
-/* Takes over p->cpus, and frees it when it fails. */
+/* Takes over p->cpus, and frees it when it fails. The sink runs but is
+ * not listed until ktg_sink_publish().
+ */
 int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		    struct ktg_sink **sinkp, struct netlink_ext_ack *extack);
+void ktg_sink_publish(struct ktg_sink *sink);
+void ktg_sink_discard(struct ktg_sink *sink);
 void ktg_sink_destroy(struct ktg_sink *sink);
-struct ktg_sink *ktg_sink_find(struct ktg_net *kn, u32 id);
+struct ktg_sink *ktg_sink_get(struct ktg_net *kn, u32 id);
+struct ktg_sink *ktg_sink_get_next(struct ktg_net *kn, unsigned long *id);
+void ktg_sink_put(struct ktg_sink *sink);
+int ktg_sink_del(struct ktg_net *kn, u32 id);
 int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink, bool secret);
 u32 ktg_sink_slots(const struct ktg_sink_params *p);
 void ktg_sinks_destroy_all(struct ktg_net *kn);
@@ -254,12 +290,22 @@ static inline bool ktg_test_rr(u32 test)
 	       test == KTGEN_TEST_TCP_CRR;
 }
 
-/* Takes over p->cpus, and frees it when it fails. */
+/* Takes over p->cpus, and frees it when it fails. The run is built, not
+ * listed and not started: ktg_run_publish(), then (after the reply, which
+ * so comes before any notification of the run) ktg_run_start().
+ */
 int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 		   struct ktg_run **runp, struct netlink_ext_ack *extack);
-struct ktg_run *ktg_run_find(struct ktg_net *kn, u32 id);
+void ktg_run_publish(struct ktg_run *run);
+void ktg_run_start(struct ktg_run *run);
+struct ktg_run *ktg_run_get(struct ktg_net *kn, u32 id);
+struct ktg_run *ktg_run_get_next(struct ktg_net *kn, unsigned long *id);
+void ktg_run_put(struct ktg_run *run);
 void ktg_run_stop(struct ktg_run *run);
-int ktg_run_del(struct ktg_run *run, struct netlink_ext_ack *extack);
+int ktg_run_stop_id(struct ktg_net *kn, u32 id);
+int ktg_run_del(struct ktg_net *kn, u32 id, struct netlink_ext_ack *extack);
+void ktg_runs_stop_all(struct ktg_net *kn);
+void ktg_runs_del_finished(struct ktg_net *kn);
 int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run);
 void ktg_runs_owner_gone(struct ktg_net *kn, u32 portid);
 void ktg_runs_destroy_all(struct ktg_net *kn);

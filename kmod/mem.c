@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Module-wide memory budget for the pages runs send from (each run's
- * source ring, the staging pages of tx cached and nocache; sinks receive
- * into the stack's buffers): a working set of 256 MiB per flow is a
- * legitimate test, a thousand of them is not.
+ * Module-wide memory budget for what runs and sinks make the kernel hold:
+ * the pages runs send from (each run's source ring, the staging pages of
+ * tx cached and nocache), latency histograms and response buffers,
+ * sinks' receive buffers and the connection and flow state they may
+ * track. A working set of 256 MiB per flow is a legitimate test, a
+ * thousand of them is not. And how many runs and sinks one namespace
+ * may hold.
  */
 #include <linux/atomic.h>
 #include <linux/errno.h>
@@ -68,4 +71,28 @@ int ktg_mem_set_budget(u64 bytes)
 		ktg_mem_limit = bytes;
 	mutex_unlock(&ktg_mem_lock);
 	return err;
+}
+
+static u32 ktg_runs_limit = KTG_MAX_OBJECTS_DEFAULT;
+static u32 ktg_sinks_limit = KTG_MAX_OBJECTS_DEFAULT;
+
+u32 ktg_max_runs(void)
+{
+	return READ_ONCE(ktg_runs_limit);
+}
+
+u32 ktg_max_sinks(void)
+{
+	return READ_ONCE(ktg_sinks_limit);
+}
+
+/* A limit below what a namespace holds now refuses new ones only. */
+void ktg_set_max_runs(u32 n)
+{
+	WRITE_ONCE(ktg_runs_limit, n);
+}
+
+void ktg_set_max_sinks(u32 n)
+{
+	WRITE_ONCE(ktg_sinks_limit, n);
 }

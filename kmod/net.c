@@ -21,9 +21,93 @@ static int __net_init ktg_net_init(struct net *net)
 
 	kn->net = net;
 	mutex_init(&kn->lock);
-	INIT_LIST_HEAD(&kn->sinks);
-	INIT_LIST_HEAD(&kn->runs);
+	xa_init_flags(&kn->sinks, XA_FLAGS_ALLOC1);
+	xa_init_flags(&kn->runs, XA_FLAGS_ALLOC1);
+	xa_init(&kn->owners);
 	return 0;
+}
+
+/*
+ * An id for a run or sink being built, within the namespace's limit on
+ * them: a zero entry that lookups do not see until the object is
+ * published there, and ids that do not come back soon (cyclic), so that
+ * a stale id names nothing rather than a newer object.
+ */
+int ktg_net_reserve(struct ktg_net *kn, bool run, u32 *id, struct netlink_ext_ack *extack)
+{
+	u32 *n = run ? &kn->nruns : &kn->nsinks;
+	u32 limit = run ? ktg_max_runs() : ktg_max_sinks();
+	int err;
+
+	mutex_lock(&kn->lock);
+	if (*n >= limit) {
+		if (run)
+			NL_SET_ERR_MSG(extack,
+				       "this namespace holds as many runs as it may (ktgen config max-runs)");
+		else
+			NL_SET_ERR_MSG(extack,
+				       "this namespace holds as many sinks as it may (ktgen config max-sinks)");
+		err = -ENOSPC;
+		goto out;
+	}
+	err = xa_alloc_cyclic(run ? &kn->runs : &kn->sinks, id, NULL, xa_limit_32b,
+			      run ? &kn->next_run_id : &kn->next_sink_id, GFP_KERNEL);
+	if (err < 0) {
+		NL_SET_ERR_MSG(extack, "no free id");
+		goto out;
+	}
+	err = 0;
+	(*n)++;
+out:
+	mutex_unlock(&kn->lock);
+	return err;
+}
+
+/* An id reserved, or an object taken out of its table: its count. */
+void ktg_net_unreserve(struct ktg_net *kn, bool run, u32 id)
+{
+	lockdep_assert_held(&kn->lock);
+	xa_erase(run ? &kn->runs : &kn->sinks, id);
+	if (run)
+		kn->nruns--;
+	else
+		kn->nsinks--;
+}
+
+/*
+ * What each generic netlink socket owns (runs that stop when it closes):
+ * a count by portid, so that the close of a socket that owns nothing, the
+ * common case and other tools' sockets too, takes no lock.
+ */
+void ktg_net_owner_add(struct ktg_net *kn, u32 portid)
+{
+	unsigned long n;
+
+	lockdep_assert_held(&kn->lock);
+	n = xa_to_value(xa_load(&kn->owners, portid) ?: xa_mk_value(0));
+	/* no memory: every close takes the lock and looks from now on */
+	if (xa_is_err(xa_store(&kn->owners, portid, xa_mk_value(n + 1), GFP_KERNEL)))
+		WRITE_ONCE(kn->owners_lost, true);
+}
+
+void ktg_net_owner_del(struct ktg_net *kn, u32 portid)
+{
+	void *v;
+
+	lockdep_assert_held(&kn->lock);
+	v = xa_load(&kn->owners, portid);
+	if (!v)
+		return;
+	/* replacing an entry allocates nothing */
+	if (xa_to_value(v) <= 1)
+		xa_erase(&kn->owners, portid);
+	else
+		xa_store(&kn->owners, portid, xa_mk_value(xa_to_value(v) - 1), GFP_KERNEL);
+}
+
+bool ktg_net_owns(struct ktg_net *kn, u32 portid)
+{
+	return READ_ONCE(kn->owners_lost) || xa_load(&kn->owners, portid);
 }
 
 /*
@@ -49,16 +133,16 @@ static void __net_exit ktg_net_pre_exit(struct net *net)
 
 	WRITE_ONCE(kn->exiting, true);
 	ktg_runs_destroy_all(kn);
-	mutex_lock(&kn->lock);
 	ktg_sinks_destroy_all(kn);
-	mutex_unlock(&kn->lock);
 }
 
 static void __net_exit ktg_net_exit(struct net *net)
 {
 	struct ktg_net *kn = ktg_pernet(net);
 
-	WARN_ON_ONCE(!list_empty(&kn->sinks) || !list_empty(&kn->runs));
+	WARN_ON_ONCE(!xa_empty(&kn->sinks) || !xa_empty(&kn->runs) ||
+		     !xa_empty(&kn->owners));
+	xa_destroy(&kn->owners);
 	mutex_destroy(&kn->lock);
 }
 

@@ -105,8 +105,16 @@ static const struct nla_policy ktg_none_policy[2] = {
 	[1]				= { .type = NLA_REJECT },
 };
 
+static struct netlink_range_validation ktg_max_objects_range = {
+	.min	= 1,
+	.max	= KTG_MAX_OBJECTS,
+};
+
 static const struct nla_policy ktg_config_policy[KTGEN_A_CONFIG_MAX + 1] = {
 	[KTGEN_A_CONFIG_BUFFER_BUDGET]	= NLA_POLICY_FULL_RANGE(NLA_U64, &ktg_budget_range),
+	[KTGEN_A_CONFIG_BUFFER_USED]	= { .type = NLA_REJECT },
+	[KTGEN_A_CONFIG_MAX_RUNS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_max_objects_range),
+	[KTGEN_A_CONFIG_MAX_SINKS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_max_objects_range),
 };
 
 static const struct nla_policy ktg_sink_policy[KTGEN_A_SINK_MAX + 1] = {
@@ -234,7 +242,9 @@ static int ktg_nl_get_config_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!hdr)
 		return -ENOMEM;
 	if (nla_put_u64_64bit(msg, KTGEN_A_CONFIG_BUFFER_BUDGET, ktg_mem_budget(), 0) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_CONFIG_BUFFER_USED, ktg_mem_used(), 0))
+	    nla_put_u64_64bit(msg, KTGEN_A_CONFIG_BUFFER_USED, ktg_mem_used(), 0) ||
+	    nla_put_u32(msg, KTGEN_A_CONFIG_MAX_RUNS, ktg_max_runs()) ||
+	    nla_put_u32(msg, KTGEN_A_CONFIG_MAX_SINKS, ktg_max_sinks()))
 		goto err_free_msg;
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);
@@ -248,17 +258,27 @@ err_free_msg:
 static int ktg_nl_set_config_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *budget = info->attrs[KTGEN_A_CONFIG_BUFFER_BUDGET];
+	struct nlattr *runs = info->attrs[KTGEN_A_CONFIG_MAX_RUNS];
+	struct nlattr *sinks = info->attrs[KTGEN_A_CONFIG_MAX_SINKS];
 	int err;
 
-	if (!budget) {
+	if (!budget && !runs && !sinks) {
 		NL_SET_ERR_MSG(info->extack, "nothing to set");
 		return -EINVAL;
 	}
-	err = ktg_mem_set_budget(nla_get_u64(budget));
-	if (err == -EBUSY)
-		NL_SET_ERR_MSG_ATTR(info->extack, budget,
-				    "budget is below the memory in use");
-	return err;
+	if (budget) {
+		err = ktg_mem_set_budget(nla_get_u64(budget));
+		if (err == -EBUSY)
+			NL_SET_ERR_MSG_ATTR(info->extack, budget,
+					    "budget is below the memory in use");
+		if (err)
+			return err;
+	}
+	if (runs)
+		ktg_set_max_runs(nla_get_u32(runs));
+	if (sinks)
+		ktg_set_max_sinks(nla_get_u32(sinks));
+	return 0;
 }
 
 /* --- encodings shared by sinks and runs --- */
@@ -495,27 +515,32 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 		goto err_free_cpus;
 	}
 
-	/* The reply is allocated first: a sink is never created and then
-	 * reported as a failure.
+	/* The reply is allocated and filled before the sink is listed: a
+	 * sink is never created and then reported as a failure. It is
+	 * built outside kn->lock, which only its listing takes.
 	 */
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
 		err = -ENOMEM;
 		goto err_free_cpus;
 	}
-	mutex_lock(&kn->lock);
 	err = ktg_sink_create(kn, &p, &sink, info->extack);
 	if (err == -EFAULT)
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_USER_BUF],
 				    "cannot write to the user memory");
 	if (err) {
-		mutex_unlock(&kn->lock);
 		nlmsg_free(msg);
 		return err;
 	}
-	err = ktg_nl_sink_reply(skb, msg, info, sink, KTGEN_CMD_SINK_NEW);
-	mutex_unlock(&kn->lock);
-	return err;
+	if (ktg_nl_sink_send(msg, sink, info->snd_portid, info->snd_seq, 0,
+			     KTGEN_CMD_SINK_NEW, netlink_capable(skb, CAP_NET_ADMIN))) {
+		nlmsg_free(msg);
+		ktg_sink_discard(sink);
+		NL_SET_ERR_MSG(info->extack, "reply does not fit");
+		return -EMSGSIZE;
+	}
+	ktg_sink_publish(sink);
+	return genlmsg_reply(msg, info);
 
 err_free_cpus:
 	free_cpumask_var(p.cpus);
@@ -531,67 +556,59 @@ static int ktg_nl_sink_get_doit(struct sk_buff *skb, struct genl_info *info)
 
 	if (ktg_req_attr_missing(info, KTGEN_A_SINK_ID))
 		return -EINVAL;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	mutex_lock(&kn->lock);
-	sink = ktg_sink_find(kn, nla_get_u32(info->attrs[KTGEN_A_SINK_ID]));
-	if (sink) {
-		err = ktg_nl_sink_reply(skb, msg, info, sink, KTGEN_CMD_SINK_GET);
-	} else {
+	sink = ktg_sink_get(kn, nla_get_u32(info->attrs[KTGEN_A_SINK_ID]));
+	if (!sink) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_SINK_ID], "no such sink");
-		nlmsg_free(msg);
-		err = -ENOENT;
+		return -ENOENT;
 	}
-	mutex_unlock(&kn->lock);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (msg)
+		err = ktg_nl_sink_reply(skb, msg, info, sink, KTGEN_CMD_SINK_GET);
+	else
+		err = -ENOMEM;
+	ktg_sink_put(sink);
 	return err;
 }
 
-/* cb->args[0]: the id of the last sink (or run) dumped. */
+/* cb->args[0]: the id of the next sink (or run) to dump. No lock: each
+ * object is looked up under RCU and held while it is filled.
+ */
 static int ktg_nl_sink_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct ktg_net *kn = ktg_pernet(sock_net(skb->sk));
+	bool secret = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	unsigned long id = cb->args[0];
 	struct ktg_sink *sink;
 	int err = 0;
 
-	mutex_lock(&kn->lock);
-	list_for_each_entry(sink, &kn->sinks, node) {
-		if (sink->id <= cb->args[0])
-			continue;
+	while ((sink = ktg_sink_get_next(kn, &id))) {
 		err = ktg_nl_sink_send(skb, sink, NETLINK_CB(cb->skb).portid,
 				       cb->nlh->nlmsg_seq, NLM_F_MULTI, KTGEN_CMD_SINK_GET,
-				       netlink_capable(cb->skb, CAP_NET_ADMIN));
+				       secret);
+		ktg_sink_put(sink);
 		if (err)
 			break;
-		cb->args[0] = sink->id;
+		id++;
 	}
-	mutex_unlock(&kn->lock);
+	cb->args[0] = id;
 	return err == -EMSGSIZE && skb->len ? skb->len : err;
 }
 
 static int ktg_nl_sink_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
-	struct ktg_sink *sink;
 	int err;
 
 	err = ktg_nl_id_or_all(info, KTGEN_A_SINK_ID, KTGEN_A_SINK_ALL);
 	if (err)
 		return err;
-	mutex_lock(&kn->lock);
 	if (info->attrs[KTGEN_A_SINK_ALL]) {
 		ktg_sinks_destroy_all(kn);
-	} else {
-		sink = ktg_sink_find(kn, nla_get_u32(info->attrs[KTGEN_A_SINK_ID]));
-		if (sink) {
-			ktg_sink_destroy(sink);
-		} else {
-			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_SINK_ID],
-					    "no such sink");
-			err = -ENOENT;
-		}
+		return 0;
 	}
-	mutex_unlock(&kn->lock);
+	err = ktg_sink_del(kn, nla_get_u32(info->attrs[KTGEN_A_SINK_ID]));
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_SINK_ID], "no such sink");
 	return err;
 }
 
@@ -601,11 +618,16 @@ static int ktg_nl_run_send(struct sk_buff *msg, struct ktg_run *run, u32 portid,
 			   u32 seq, int flags, u8 cmd)
 {
 	void *hdr;
+	int err;
 
 	hdr = genlmsg_put(msg, portid, seq, &ktg_nl_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (ktg_run_fill(msg, run)) {
+	/* the state, its end and the results, as of one moment */
+	mutex_lock(&run->lock);
+	err = ktg_run_fill(msg, run);
+	mutex_unlock(&run->lock);
+	if (err) {
 		genlmsg_cancel(msg, hdr);
 		return -EMSGSIZE;
 	}
@@ -613,7 +635,7 @@ static int ktg_nl_run_send(struct sk_buff *msg, struct ktg_run *run, u32 portid,
 	return 0;
 }
 
-/* Under kn->lock, from the run's completion. */
+/* From the run's completion, once it is published as finished. */
 void ktg_nl_notify_run_done(struct ktg_run *run)
 {
 	struct ktg_net *kn = run->kn;
@@ -875,26 +897,29 @@ static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	}
 
-	mutex_lock(&kn->lock);
+	/* Built (buffers filled, flows connected) outside kn->lock; listed,
+	 * answered, then started: the reply goes before any notification
+	 * of the run.
+	 */
 	err = ktg_run_create(kn, &p, info->snd_portid, &run, info->extack);
 	if (err == -EFAULT)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_RUN_USER_BUF],
 				    "cannot write the payload to the user memory");
-	if (err)
-		goto err_unlock;
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
 	hdr = genlmsg_put_reply(msg, info, &ktg_nl_family, 0, KTGEN_CMD_RUN_NEW);
+	ktg_run_publish(run);
 	if (!hdr || nla_put_u32(msg, KTGEN_A_RUN_ID, run->id)) {
 		/* The run goes on; the caller finds it with run show. */
+		nlmsg_free(msg);
 		err = -EMSGSIZE;
-		goto err_unlock;
+	} else {
+		genlmsg_end(msg, hdr);
+		err = genlmsg_reply(msg, info);
 	}
-	mutex_unlock(&kn->lock);
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-
-err_unlock:
-	mutex_unlock(&kn->lock);
-	nlmsg_free(msg);
+	ktg_run_start(run);
 	return err;
 }
 
@@ -907,19 +932,18 @@ static int ktg_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 
 	if (ktg_req_attr_missing(info, KTGEN_A_RUN_ID))
 		return -EINVAL;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	mutex_lock(&kn->lock);
-	run = ktg_run_find(kn, nla_get_u32(info->attrs[KTGEN_A_RUN_ID]));
+	run = ktg_run_get(kn, nla_get_u32(info->attrs[KTGEN_A_RUN_ID]));
 	if (!run) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_RUN_ID], "no such run");
-		err = -ENOENT;
-	} else {
-		err = ktg_nl_run_send(msg, run, info->snd_portid, info->snd_seq, 0,
-				      KTGEN_CMD_RUN_GET);
+		return -ENOENT;
 	}
-	mutex_unlock(&kn->lock);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		ktg_run_put(run);
+		return -ENOMEM;
+	}
+	err = ktg_nl_run_send(msg, run, info->snd_portid, info->snd_seq, 0, KTGEN_CMD_RUN_GET);
+	ktg_run_put(run);
 	if (err) {
 		nlmsg_free(msg);
 		return err;
@@ -930,20 +954,19 @@ static int ktg_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int ktg_nl_run_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct ktg_net *kn = ktg_pernet(sock_net(skb->sk));
+	unsigned long id = cb->args[0];
 	struct ktg_run *run;
 	int err = 0;
 
-	mutex_lock(&kn->lock);
-	list_for_each_entry(run, &kn->runs, node) {
-		if (run->id <= cb->args[0])
-			continue;
+	while ((run = ktg_run_get_next(kn, &id))) {
 		err = ktg_nl_run_send(skb, run, NETLINK_CB(cb->skb).portid,
 				      cb->nlh->nlmsg_seq, NLM_F_MULTI, KTGEN_CMD_RUN_GET);
+		ktg_run_put(run);
 		if (err)
 			break;
-		cb->args[0] = run->id;
+		id++;
 	}
-	mutex_unlock(&kn->lock);
+	cb->args[0] = id;
 	return err == -EMSGSIZE && skb->len ? skb->len : err;
 }
 
@@ -954,21 +977,19 @@ static int ktg_nl_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 	struct nlattr *id = ktg_dump_attrs(cb)[KTGEN_A_FLOW_RUN_ID];
 	struct ktg_run *run;
 	u32 i = cb->args[0];
-	int err = 0;
 	void *hdr;
 
 	if (!id) {
 		NL_SET_ERR_MSG(cb->extack, "missing attribute run-id: which run's flows");
 		return -EINVAL;
 	}
-	mutex_lock(&kn->lock);
-	run = ktg_run_find(kn, nla_get_u32(id));
+	run = ktg_run_get(kn, nla_get_u32(id));
 	if (!run) {
 		/* A dump's error carries no attribute offset: name it. */
 		NL_SET_ERR_MSG_ATTR(cb->extack, id, "run-id: no such run");
-		err = -ENOENT;
-		goto out;
+		return -ENOENT;
 	}
+	mutex_lock(&run->lock);
 	for (; i < ktg_run_flows(run); i++) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &ktg_nl_family, NLM_F_MULTI, KTGEN_CMD_FLOW_GET);
@@ -980,44 +1001,35 @@ static int ktg_nl_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 		}
 		genlmsg_end(skb, hdr);
 	}
+	mutex_unlock(&run->lock);
+	ktg_run_put(run);
 	cb->args[0] = i;
-	err = skb->len;
-out:
-	mutex_unlock(&kn->lock);
-	return err;
+	return skb->len;
 }
 
 static int ktg_nl_run_stop_del(struct genl_info *info, bool del)
 {
 	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
-	struct ktg_run *run, *tmp;
+	struct nlattr *id = info->attrs[KTGEN_A_RUN_ID];
 	int err;
 
 	err = ktg_nl_id_or_all(info, KTGEN_A_RUN_ID, KTGEN_A_RUN_ALL);
 	if (err)
 		return err;
-	mutex_lock(&kn->lock);
 	if (info->attrs[KTGEN_A_RUN_ALL]) {
 		/* all: every running run stops, every finished one goes. */
-		list_for_each_entry_safe(run, tmp, &kn->runs, node) {
-			if (!del && !run->finished)
-				ktg_run_stop(run);
-			else if (del && run->finished)
-				ktg_run_del(run, NULL);
-		}
-		goto out_unlock;
+		if (del)
+			ktg_runs_del_finished(kn);
+		else
+			ktg_runs_stop_all(kn);
+		return 0;
 	}
-	run = ktg_run_find(kn, nla_get_u32(info->attrs[KTGEN_A_RUN_ID]));
-	if (!run) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_RUN_ID], "no such run");
-		err = -ENOENT;
-	} else if (del) {
-		err = ktg_run_del(run, info->extack);
-	} else if (!run->finished) {
-		ktg_run_stop(run);
-	}
-out_unlock:
-	mutex_unlock(&kn->lock);
+	if (del)
+		err = ktg_run_del(kn, nla_get_u32(id), info->extack);
+	else
+		err = ktg_run_stop_id(kn, nla_get_u32(id));
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(info->extack, id, "no such run");
 	return err;
 }
 

@@ -205,7 +205,6 @@ MODULE_PARM_DESC(test_done_delay_ms,
 static void ktg_run_done_work(struct work_struct *work)
 {
 	struct ktg_run *run = container_of(work, struct ktg_run, done_work);
-	struct ktg_net *kn = run->kn;
 	u32 i;
 
 	cancel_delayed_work_sync(&run->interval_work);
@@ -226,19 +225,19 @@ static void ktg_run_done_work(struct work_struct *work)
 		run->probing = false;
 	}
 	ktg_run_rx_settle(run);
+
+	mutex_lock(&run->lock);
 	if (!run->end)
 		run->end = ktime_get();
-
-	mutex_lock(&kn->lock);
 	run->state = ktg_run_final_state(run);
 	run->finished = true;
+	mutex_unlock(&run->lock);
 	ktg_nl_notify_run_done(run);
-	mutex_unlock(&kn->lock);
 	if (unlikely(READ_ONCE(test_done_delay_ms)))
 		msleep(min(READ_ONCE(test_done_delay_ms), 10000U));
-	/* The work's last touch of the run: every free waits for it
-	 * (ktg_run_del, ktg_runs_destroy_all), and a completion may go as
-	 * soon as its waiter returns.
+	/* The work's last touch of the run: a delete waits for it
+	 * (ktg_run_release), and a completion may go as soon as its
+	 * waiter returns.
 	 */
 	complete_all(&run->done);
 }
@@ -261,17 +260,27 @@ static void ktg_run_free(struct ktg_run *run)
 	kvfree(run->flows);
 	kfree(run->workers);
 	free_cpumask_var(run->p.cpus);
-	kfree(run);
+	ktg_mem_uncharge(run->charged);
+	mutex_destroy(&run->lock);
+	/* a lookup may still be looking at it */
+	kfree_rcu(run, rcu);
 }
 
-static int ktg_run_start_workers(struct ktg_run *run)
+void ktg_run_put(struct ktg_run *run)
+{
+	if (refcount_dec_and_test(&run->ref))
+		ktg_run_free(run);
+}
+
+/* The workers and their flows, not started: they watch their sockets. */
+static int ktg_run_workers(struct ktg_run *run)
 {
 	u32 i, n = min_t(u32, cpumask_weight(run->p.cpus), run->p.flows);
-	int cpu, err;
 
 	run->workers = kcalloc(n, sizeof(*run->workers), GFP_KERNEL);
 	if (!run->workers)
 		return -ENOMEM;
+	run->nslots = n;
 	for (i = 0; i < n; i++) {
 		ktg_worker_init(&run->workers[i], run);
 		run->workers[i].mm = run->mm;
@@ -292,6 +301,17 @@ static int ktg_run_start_workers(struct ktg_run *run)
 	 */
 	run->visit = clamp_t(u32, KTG_PASS_SENDS / DIV_ROUND_UP(run->p.flows, n),
 			     1, KTG_VISIT_SENDS);
+	return 0;
+}
+
+/* The clock starts and the workers with it. A worker that cannot start
+ * fails the run (the ones started finish at once and complete it).
+ */
+void ktg_run_start(struct ktg_run *run)
+{
+	u32 i, n = run->nslots;
+	int cpu, err;
+
 	atomic_set(&run->workers_left, n);
 	for (i = 0; i < run->p.flows; i++)
 		if (run->flows[i].state != KTG_FLOW_DONE)
@@ -312,18 +332,15 @@ static int ktg_run_start_workers(struct ktg_run *run)
 		err = ktg_worker_start(&run->workers[i], cpu, ktg_run_worker,
 				       "run", run->id);
 		if (err) {
-			/* The ones started finish at once and complete the
-			 * run; the rest never count.
-			 */
 			ktg_run_flow_failed(run, &run->flows[i], err);
 			if (atomic_sub_and_test(n - i, &run->workers_left))
 				queue_work(ktg_wq, &run->done_work);
-			return 0;
+			return;
 		}
-		run->nworkers++;
+		/* a stop kicks the workers started so far */
+		smp_store_release(&run->nworkers, i + 1);
 		cpu = cpumask_next(cpu, run->p.cpus);
 	}
-	return 0;
 }
 
 /*
@@ -352,6 +369,32 @@ static int ktg_run_user_src(struct ktg_run *run, struct netlink_ext_ack *extack)
 	return 0;
 }
 
+/* What the run holds besides its page rings: flows, workers, request/
+ * response histograms and buffers, charged to the budget up front.
+ */
+static int ktg_run_charge(struct ktg_run *run, struct netlink_ext_ack *extack)
+{
+	const struct ktg_run_params *p = &run->p;
+	u64 bytes = (u64)p->flows * sizeof(struct ktg_flow) +
+		    (u64)min_t(u32, cpumask_weight(p->cpus), p->flows) * sizeof(struct ktg_worker);
+	int err;
+
+	if (ktg_test_rr(p->test))
+		bytes += (u64)p->flows * (sizeof(struct ktg_hist) + KTG_RR_RBUF) +
+			 (p->interval_ms ? sizeof(struct ktg_hist) : 0);
+	if (p->gso)
+		bytes += (u64)p->flows * p->gso *
+			 (sizeof(struct ktg_dgram) + 2 * sizeof(struct kvec));
+	err = ktg_mem_charge(bytes);
+	if (err) {
+		NL_SET_ERR_MSG(extack,
+			       "the run's flows and histograms exceed the module's budget (ktgen config)");
+		return err;
+	}
+	run->charged = bytes;
+	return 0;
+}
+
 int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 		   struct ktg_run **runp, struct netlink_ext_ack *extack)
 {
@@ -365,6 +408,8 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 		NL_SET_ERR_MSG(extack, "no memory for the run");
 		return -ENOMEM;
 	}
+	refcount_set(&run->ref, 1);
+	mutex_init(&run->lock);
 	run->kn = kn;
 	run->p = *p;				/* takes over the cpumask */
 	run->portid = portid;
@@ -379,6 +424,12 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 	if (!p->buffer)
 		run->p.buffer = KTG_DEFAULT_BUFFER;
 
+	err = ktg_net_reserve(kn, true, &run->id, extack);
+	if (err)
+		goto err_free;
+	err = ktg_run_charge(run, extack);
+	if (err)
+		goto err_free;
 	run->rx = ktg_run_cookie(run);
 	if (IS_ERR(run->rx)) {
 		err = PTR_ERR(run->rx);
@@ -442,11 +493,11 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 			goto err_close;
 	}
 
-	run->id = ++kn->next_run_id;
-	err = ktg_run_start_workers(run);
-	if (err)
+	err = ktg_run_workers(run);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "no memory for the run");
 		goto err_close;
-	list_add_tail(&run->node, &kn->runs);
+	}
 	*runp = run;
 	return 0;
 
@@ -455,55 +506,177 @@ err_close:
 		ktg_flow_close(&run->flows[i]);
 	ktg_pages_free(&run->src);
 err_free:
-	ktg_run_free(run);
+	if (run->id) {
+		mutex_lock(&kn->lock);
+		ktg_net_unreserve(kn, true, run->id);
+		mutex_unlock(&kn->lock);
+	}
+	ktg_run_put(run);
 	return err;
 }
 
-struct ktg_run *ktg_run_find(struct ktg_net *kn, u32 id)
+/* Listed under its id; an attached run is its requester's socket's. */
+void ktg_run_publish(struct ktg_run *run)
+{
+	struct ktg_net *kn = run->kn;
+
+	mutex_lock(&kn->lock);
+	xa_store(&kn->runs, run->id, run, GFP_KERNEL);
+	if (!run->p.detach) {
+		ktg_net_owner_add(kn, run->portid);
+		run->owned = true;
+	}
+	mutex_unlock(&kn->lock);
+}
+
+/* The run @id with a reference, or NULL. */
+struct ktg_run *ktg_run_get(struct ktg_net *kn, u32 id)
 {
 	struct ktg_run *run;
 
-	list_for_each_entry(run, &kn->runs, node)
-		if (run->id == id)
-			return run;
-	return NULL;
+	rcu_read_lock();
+	run = xa_load(&kn->runs, id);
+	if (run && !refcount_inc_not_zero(&run->ref))
+		run = NULL;
+	rcu_read_unlock();
+	return run;
+}
+
+/* The first run from id @*id on, with a reference (a dump's cursor). */
+struct ktg_run *ktg_run_get_next(struct ktg_net *kn, unsigned long *id)
+{
+	struct ktg_run *run;
+
+	rcu_read_lock();
+	for (;;) {
+		run = xa_find(&kn->runs, id, ULONG_MAX, XA_PRESENT);
+		if (!run || refcount_inc_not_zero(&run->ref))
+			break;
+		(*id)++;
+	}
+	rcu_read_unlock();
+	return run;
 }
 
 /* A user's stop: flows drain and the run completes as stopped. */
 void ktg_run_stop(struct ktg_run *run)
 {
-	u32 i;
+	/* the workers ktg_run_start() has started (pairs with its release) */
+	u32 i, n = smp_load_acquire(&run->nworkers);
 
 	run->stop_requested = true;
 	WRITE_ONCE(run->stop, true);
-	for (i = 0; i < run->nworkers; i++)
+	for (i = 0; i < n; i++)
 		ktg_worker_kick(&run->workers[i]);
 }
 
-int ktg_run_del(struct ktg_run *run, struct netlink_ext_ack *extack)
+int ktg_run_stop_id(struct ktg_net *kn, u32 id)
 {
-	if (!run->finished) {
-		NL_SET_ERR_MSG(extack, "the run is still running: stop it first");
-		return -EBUSY;
-	}
-	/* Finished is published (under kn->lock) before the done work
-	 * completes the run; it takes kn->lock no more.
-	 */
-	wait_for_completion(&run->done);
-	list_del(&run->node);
-	ktg_run_free(run);
+	struct ktg_run *run = ktg_run_get(kn, id);
+
+	if (!run)
+		return -ENOENT;
+	if (!READ_ONCE(run->finished))
+		ktg_run_stop(run);
+	ktg_run_put(run);
 	return 0;
 }
 
-/* The socket that started these runs is gone: stop what is not detached. */
+/* Out of its table (the caller holds kn->lock): no lookup finds it. */
+static void ktg_run_unlist(struct ktg_net *kn, struct ktg_run *run)
+{
+	ktg_net_unreserve(kn, true, run->id);
+	if (run->owned) {
+		ktg_net_owner_del(kn, run->portid);
+		run->owned = false;
+	}
+}
+
+/* A run out of its table goes once its done work has completed and the
+ * last reader has let go of it.
+ */
+static void ktg_run_release(struct ktg_run *run)
+{
+	wait_for_completion(&run->done);
+	ktg_run_put(run);
+}
+
+int ktg_run_del(struct ktg_net *kn, u32 id, struct netlink_ext_ack *extack)
+{
+	struct ktg_run *run;
+	int err = 0;
+
+	mutex_lock(&kn->lock);
+	run = xa_load(&kn->runs, id);
+	if (!run) {
+		err = -ENOENT;
+	} else if (!READ_ONCE(run->finished)) {
+		NL_SET_ERR_MSG(extack, "the run is still running: stop it first");
+		err = -EBUSY;
+	} else {
+		ktg_run_unlist(kn, run);
+	}
+	mutex_unlock(&kn->lock);
+	if (!err)
+		ktg_run_release(run);
+	return err;
+}
+
+/* The all flag: every running run stops ... */
+void ktg_runs_stop_all(struct ktg_net *kn)
+{
+	struct ktg_run *run;
+	unsigned long id;
+
+	mutex_lock(&kn->lock);
+	xa_for_each(&kn->runs, id, run)
+		if (!READ_ONCE(run->finished))
+			ktg_run_stop(run);
+	mutex_unlock(&kn->lock);
+}
+
+/* ... every finished one goes. */
+void ktg_runs_del_finished(struct ktg_net *kn)
+{
+	struct ktg_run *run, *tmp;
+	unsigned long id;
+	LIST_HEAD(dead);
+
+	mutex_lock(&kn->lock);
+	xa_for_each(&kn->runs, id, run) {
+		if (!READ_ONCE(run->finished))
+			continue;
+		ktg_run_unlist(kn, run);
+		list_add_tail(&run->node, &dead);
+	}
+	mutex_unlock(&kn->lock);
+	list_for_each_entry_safe(run, tmp, &dead, node) {
+		ktg_run_release(run);
+		cond_resched();
+	}
+}
+
+/*
+ * The socket that started these runs is gone: stop what is not detached.
+ * A socket that owns no run returns at once, without the lock; one that
+ * did owns none from here on (its portid may come back on another).
+ */
 void ktg_runs_owner_gone(struct ktg_net *kn, u32 portid)
 {
 	struct ktg_run *run;
+	unsigned long id;
 
+	if (!ktg_net_owns(kn, portid))
+		return;
 	mutex_lock(&kn->lock);
-	list_for_each_entry(run, &kn->runs, node)
-		if (run->portid == portid && !run->p.detach && !run->finished)
+	xa_for_each(&kn->runs, id, run) {
+		if (!run->owned || run->portid != portid)
+			continue;
+		if (!READ_ONCE(run->finished))
 			ktg_run_stop(run);
+		ktg_net_owner_del(kn, portid);
+		run->owned = false;
+	}
 	mutex_unlock(&kn->lock);
 }
 
@@ -511,20 +684,19 @@ void ktg_runs_owner_gone(struct ktg_net *kn, u32 portid)
 void ktg_runs_destroy_all(struct ktg_net *kn)
 {
 	struct ktg_run *run, *tmp;
+	unsigned long id;
+	LIST_HEAD(dead);
 
 	mutex_lock(&kn->lock);
-	list_for_each_entry(run, &kn->runs, node) {
+	xa_for_each(&kn->runs, id, run) {
 		WRITE_ONCE(run->abort, true);
 		ktg_run_stop(run);
+		ktg_run_unlist(kn, run);
+		list_add_tail(&run->node, &dead);
 	}
 	mutex_unlock(&kn->lock);
-	/* Completion takes kn->lock to publish the final state. */
-	list_for_each_entry(run, &kn->runs, node)
-		wait_for_completion(&run->done);
-	list_for_each_entry_safe(run, tmp, &kn->runs, node) {
-		list_del(&run->node);
-		ktg_run_free(run);
-	}
+	list_for_each_entry_safe(run, tmp, &dead, node)
+		ktg_run_release(run);
 }
 
 static u32 ktg_run_splice(struct ktg_run *run)

@@ -15,6 +15,7 @@
 #define KTG_TX_BATCH	16	/* pages per send call on the TCP page paths */
 #define KTG_VISIT_SENDS	16	/* send calls per flow per visit, at most */
 #define KTG_PASS_SENDS	256	/* ... and per worker pass over its flows */
+#define KTG_RR_RBUF	SZ_16K	/* an rr flow reads its responses into this */
 
 enum ktg_flow_state {
 	KTG_FLOW_CONNECT,	/* connect in progress */
@@ -83,13 +84,18 @@ struct ktg_flow {
 };
 
 struct ktg_run {
-	struct list_head	node;		/* in ktg_net.runs */
+	refcount_t		ref;		/* kn->runs' and each reader's */
+	struct rcu_head		rcu;		/* lookups are RCU */
+	struct list_head	node;		/* on a list of runs being deleted */
 	struct ktg_net		*kn;
 	u32			id;
 	u64			cookie;
 	u32			portid;		/* owner, unless detached */
+	bool			owned;		/* counted in kn->owners (kn->lock) */
 	struct ktg_run_params	p;
-	u32			state;		/* enum ktgen_run_state, kn->lock */
+	u64			charged;	/* budget bytes besides page rings */
+	struct mutex		lock;		/* state, finished, end; fills */
+	u32			state;		/* enum ktgen_run_state */
 	bool			stop;
 	bool			stop_requested;	/* by a user, not by a failure */
 	bool			abort;		/* going away: do not drain */
@@ -123,7 +129,8 @@ struct ktg_run {
 	u64			late_prev;
 	struct ktg_flow		*flows;
 	struct ktg_worker	*workers;
-	u32			nworkers;
+	u32			nslots;		/* workers allocated */
+	u32			nworkers;	/* started */
 	u32			visit;		/* sends per flow per worker pass */
 	struct work_struct	done_work;
 	struct delayed_work	interval_work;

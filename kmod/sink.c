@@ -107,16 +107,18 @@ struct ktg_rx_stats *ktg_rx_stats_find(u64 cookie)
 	return rx;
 }
 
+/* No new reference from here on; a lookup under way may still take one
+ * (the stats go an RCU grace period after the last is put).
+ */
 void ktg_rx_stats_unpublish(u64 cookie)
 {
 	xa_erase(&ktg_cookies, cookie);
-	synchronize_rcu();
 }
 
 void ktg_rx_stats_put(struct ktg_rx_stats *rx)
 {
 	if (rx && refcount_dec_and_test(&rx->ref))
-		kfree(rx);
+		kfree_rcu(rx, rcu);
 }
 
 void ktg_rx_verify_error(struct ktg_rx_stats *rx, u64 bad, u64 first)
@@ -432,13 +434,13 @@ static void ktg_conn_free(struct ktg_conn *c)
 	kfree(c);
 }
 
-static void ktg_conn_close(struct ktg_conn *c)
+/* @reset: refused (its sender learns it at once), or the sink going
+ * away (nothing left behind to retransmit a FIN); else an orderly close.
+ */
+static void ktg_conn_close(struct ktg_conn *c, bool reset)
 {
 	ktg_sock_unwatch(&c->watch);
-	/* refused (counted at its hello): reset, so that its sender learns
-	 * it at once
-	 */
-	if (c->refused)
+	if (reset)
 		sock_no_linger(c->sock->sk);
 	else
 		kernel_sock_shutdown(c->sock, SHUT_RDWR);
@@ -468,7 +470,7 @@ static void ktg_conn_refuse(struct ktg_conn *c)
 {
 	atomic64_inc(&c->sink->stats.refused);
 	c->refused = true;
-	ktg_conn_close(c);
+	ktg_conn_close(c, true);
 }
 
 /*
@@ -586,7 +588,7 @@ static int ktg_sink_tcp_worker(void *arg)
 
 			if (n < 0) {
 				list_del(&c->node);
-				ktg_conn_close(c);
+				ktg_conn_close(c, c->refused);
 			} else if (ktg_conn_late(c)) {
 				list_del(&c->node);
 				ktg_conn_refuse(c);
@@ -602,9 +604,11 @@ static int ktg_sink_tcp_worker(void *arg)
 	spin_lock_bh(&w->lock);
 	list_splice_tail_init(&w->items, &conns);
 	spin_unlock_bh(&w->lock);
+	/* the sink goes: what it still holds is reset */
 	list_for_each_entry_safe(c, tmp, &conns, node) {
 		list_del(&c->node);
-		ktg_conn_close(c);
+		ktg_conn_close(c, true);
+		cond_resched();
 	}
 	return 0;
 }
@@ -1063,7 +1067,10 @@ err_release:
 	return err;
 }
 
-static void ktg_sink_free(struct ktg_sink *sink)
+/* Its workers, sockets and state go; what a reader may still look at
+ * (parameters, counters) stays until the last reference.
+ */
+static void ktg_sink_shutdown(struct ktg_sink *sink)
 {
 	struct ktg_uflow *f, *tmp;
 	u32 i;
@@ -1074,18 +1081,32 @@ static void ktg_sink_free(struct ktg_sink *sink)
 		ktg_sock_unwatch(&sink->watch);
 		kernel_sock_shutdown(sink->sock, SHUT_RDWR);
 		ktg_sock_release(sink->sock);
+		sink->sock = NULL;
 	}
 	list_for_each_entry_safe(f, tmp, &sink->uflows, node)
 		ktg_uflow_free(sink, f);
 	kvfree(sink->uflow_hash);
+	sink->uflow_hash = NULL;
 	for (i = 0; i < sink->nslots; i++)
 		kvfree(sink->workers[i].buf);
 	kfree(sink->workers);
+	sink->workers = NULL;
+	sink->nslots = 0;
+	sink->nworkers = 0;
 	/* the workers are gone: the address space is the owner's again */
-	if (sink->mm)
+	if (sink->mm) {
 		mmput(sink->mm);
+		sink->mm = NULL;
+	}
+}
+
+void ktg_sink_put(struct ktg_sink *sink)
+{
+	if (!refcount_dec_and_test(&sink->ref))
+		return;
 	free_cpumask_var(sink->p.cpus);
-	kfree(sink);
+	ktg_mem_uncharge(sink->charged);
+	kfree_rcu(sink, rcu);
 }
 
 /* Workers of a sink: TCP a worker per CPU; UDP one socket, one worker. */
@@ -1114,6 +1135,30 @@ static int ktg_sink_user_mem(struct ktg_sink *sink, struct netlink_ext_ack *exta
 	return 0;
 }
 
+/* What the sink may make the kernel hold, charged up front: its workers'
+ * receive buffers and the connections or UDP senders it may track.
+ */
+static int ktg_sink_charge(struct ktg_sink *sink, struct netlink_ext_ack *extack)
+{
+	const struct ktg_sink_params *p = &sink->p;
+	u64 bytes = (u64)ktg_sink_slots(p) * (sizeof(struct ktg_worker) + KTG_RX_BUF);
+	int err;
+
+	if (p->proto == KTGEN_PROTO_TCP)
+		bytes += (u64)p->max_conns * sizeof(struct ktg_conn);
+	else
+		bytes += (u64)p->max_conns * sizeof(struct ktg_uflow) +
+			 ((u64)sizeof(struct hlist_head) << max(order_base_2(p->max_conns), 1));
+	err = ktg_mem_charge(bytes);
+	if (err) {
+		NL_SET_ERR_MSG(extack,
+			       "the sink's buffers and connection state exceed the module's budget (ktgen config)");
+		return err;
+	}
+	sink->charged = bytes;
+	return 0;
+}
+
 int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		    struct ktg_sink **sinkp, struct netlink_ext_ack *extack)
 {
@@ -1128,12 +1173,19 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		NL_SET_ERR_MSG(extack, "no memory for the sink");
 		return -ENOMEM;
 	}
+	refcount_set(&sink->ref, 1);
 	sink->kn = kn;
 	sink->p = *p;			/* takes over the cpumask */
 	INIT_LIST_HEAD(&sink->uflows);
 	INIT_LIST_HEAD(&sink->pending);
 	ktg_rx_stats_init(&sink->stats);
 	sink->token = get_random_u64();
+	err = ktg_net_reserve(kn, false, &sink->id, extack);
+	if (err)
+		goto err_free;
+	err = ktg_sink_charge(sink, extack);
+	if (err)
+		goto err_free;
 
 	n = ktg_sink_slots(p);
 	sink->workers = kcalloc(n, sizeof(*sink->workers), GFP_KERNEL);
@@ -1180,46 +1232,110 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 			goto err_free;
 		}
 		err = ktg_worker_start(w, cpu, tcp ? ktg_sink_tcp_worker :
-				       ktg_sink_udp_worker, "sink", kn->next_sink_id + 1);
+				       ktg_sink_udp_worker, "sink", sink->id);
 		if (err)
 			goto err_free;
 		sink->nworkers++;
 	}
 	ktg_sock_watch(&sink->watch, sink->sock, &sink->workers[0]);
-
-	sink->id = ++kn->next_sink_id;
-	list_add_tail(&sink->node, &kn->sinks);
 	*sinkp = sink;
 	return 0;
 
 err_free:
 	/* The workers have not seen the socket: stop them first. */
-	ktg_sink_free(sink);
+	ktg_sink_shutdown(sink);
+	if (sink->id) {
+		mutex_lock(&kn->lock);
+		ktg_net_unreserve(kn, false, sink->id);
+		mutex_unlock(&kn->lock);
+	}
+	ktg_sink_put(sink);
 	return err;
 }
 
-void ktg_sink_destroy(struct ktg_sink *sink)
+void ktg_sink_publish(struct ktg_sink *sink)
 {
-	list_del(&sink->node);
-	ktg_sink_free(sink);
+	mutex_lock(&sink->kn->lock);
+	xa_store(&sink->kn->sinks, sink->id, sink, GFP_KERNEL);
+	mutex_unlock(&sink->kn->lock);
 }
 
-struct ktg_sink *ktg_sink_find(struct ktg_net *kn, u32 id)
+/* Built but never listed (its reply could not be made): it goes. */
+void ktg_sink_discard(struct ktg_sink *sink)
+{
+	mutex_lock(&sink->kn->lock);
+	ktg_net_unreserve(sink->kn, false, sink->id);
+	mutex_unlock(&sink->kn->lock);
+	ktg_sink_destroy(sink);
+}
+
+/* Out of its table already: the sink stops and goes with the last reader. */
+void ktg_sink_destroy(struct ktg_sink *sink)
+{
+	ktg_sink_shutdown(sink);
+	ktg_sink_put(sink);
+}
+
+/* The sink @id with a reference, or NULL. */
+struct ktg_sink *ktg_sink_get(struct ktg_net *kn, u32 id)
 {
 	struct ktg_sink *sink;
 
-	list_for_each_entry(sink, &kn->sinks, node)
-		if (sink->id == id)
-			return sink;
-	return NULL;
+	rcu_read_lock();
+	sink = xa_load(&kn->sinks, id);
+	if (sink && !refcount_inc_not_zero(&sink->ref))
+		sink = NULL;
+	rcu_read_unlock();
+	return sink;
+}
+
+/* The first sink from id @*id on, with a reference (a dump's cursor). */
+struct ktg_sink *ktg_sink_get_next(struct ktg_net *kn, unsigned long *id)
+{
+	struct ktg_sink *sink;
+
+	rcu_read_lock();
+	for (;;) {
+		sink = xa_find(&kn->sinks, id, ULONG_MAX, XA_PRESENT);
+		if (!sink || refcount_inc_not_zero(&sink->ref))
+			break;
+		(*id)++;
+	}
+	rcu_read_unlock();
+	return sink;
+}
+
+int ktg_sink_del(struct ktg_net *kn, u32 id)
+{
+	struct ktg_sink *sink;
+
+	mutex_lock(&kn->lock);
+	sink = xa_load(&kn->sinks, id);
+	if (sink)
+		ktg_net_unreserve(kn, false, id);
+	mutex_unlock(&kn->lock);
+	if (!sink)
+		return -ENOENT;
+	ktg_sink_destroy(sink);
+	return 0;
 }
 
 void ktg_sinks_destroy_all(struct ktg_net *kn)
 {
 	struct ktg_sink *sink, *tmp;
+	unsigned long id;
+	LIST_HEAD(dead);
 
-	list_for_each_entry_safe(sink, tmp, &kn->sinks, node)
+	mutex_lock(&kn->lock);
+	xa_for_each(&kn->sinks, id, sink) {
+		ktg_net_unreserve(kn, false, id);
+		list_add_tail(&sink->node, &dead);
+	}
+	mutex_unlock(&kn->lock);
+	list_for_each_entry_safe(sink, tmp, &dead, node) {
 		ktg_sink_destroy(sink);
+		cond_resched();
+	}
 }
 
 /* @lost: the loss a same-host sender computed, or U64_MAX for the sink's. */

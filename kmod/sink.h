@@ -10,10 +10,13 @@
 #include "ktgen.h"
 
 struct ktg_sink {
-	struct list_head	node;		/* in ktg_net.sinks */
+	refcount_t		ref;		/* kn->sinks' and each reader's */
+	struct rcu_head		rcu;		/* lookups are RCU */
+	struct list_head	node;		/* on a list of sinks being deleted */
 	struct ktg_net		*kn;
 	u32			id;
 	struct ktg_sink_params	p;
+	u64			charged;	/* budget bytes */
 	struct socket		*sock;		/* listening (TCP) or bound (UDP) */
 	struct ktg_sock_watch	watch;
 	struct ktg_worker	*workers;

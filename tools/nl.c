@@ -32,6 +32,8 @@ static const char * const info_names[KTGEN_A_INFO_MAX + 1] = {
 static const char * const config_names[KTGEN_A_CONFIG_MAX + 1] = {
 	[KTGEN_A_CONFIG_BUFFER_BUDGET]	= "buffer-budget",
 	[KTGEN_A_CONFIG_BUFFER_USED]	= "buffer-used",
+	[KTGEN_A_CONFIG_MAX_RUNS]	= "max-runs",
+	[KTGEN_A_CONFIG_MAX_SINKS]	= "max-sinks",
 };
 
 static const char * const rx_stats_names[KTGEN_A_RX_STATS_MAX + 1] = {

@@ -33,12 +33,15 @@ t unknown_object 2 "unknown object 'frob'" frob
 t unknown_option 2 'Usage:' --frob info
 t info_help 0 'Usage: ktgen info' info help
 t info_extra 2 "info: unexpected 'now'" info now
-t config_help 0 'ktgen config set budget BYTES' config help
+t config_help 0 'ktgen config set \[budget BYTES\] \[max-runs N\] \[max-sinks N\]' config help
 t config_unknown 2 "config: unknown command 'get'" config get
 t config_set_empty 2 'nothing to set' config set
 t config_set_keyword 2 "unknown keyword 'size'" config set size 1M
 t config_set_novalue 2 'budget needs a size' config set budget
 t config_set_badsize 2 'budget needs a size' config set budget 12Q
+t config_set_runs_zero 2 'max-runs needs a count from 1 to 65536' config set max-runs 0
+t config_set_sinks_big 2 'max-sinks needs a count from 1 to 65536' config set max-sinks 65537
+t config_set_runs_novalue 2 'max-runs needs a count' config set budget 1G max-runs
 t config_show_extra 2 "unexpected 'x'" config show x
 t sink_help 0 'ktgen sink add tcp\|udp' sink help
 t sink_unknown 2 "sink: unknown command 'frob'" sink frob

@@ -317,7 +317,7 @@ d=$(man_missing config "$tmp/ktgen-config.8")
 [ "$d" = "budget " ] && d="" || d="man_missing config on a page without budget: '$d'"
 result catches_keyword_missing_in_page "$d"
 
-sed 's/"budget"/"bud"/' "$comp" >"$tmp/completion"
+sed 's/"budget max-runs/"bud max-runs/' "$comp" >"$tmp/completion"
 d=$(comp_missing config "$tmp/completion")
 [ -n "$d" ] && ! grep -v 'budget $' <<<"$d" | grep -q . && d="" ||
 	d="comp_missing config on a completion without budget: '$d'"

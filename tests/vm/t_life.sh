@@ -1,0 +1,311 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Lifetimes and teardown: a request that builds a big run holds up no
+# other caller; deleting a sink that traffic flows into, or the runs
+# and sinks of a namespace, leaves no socket but TIME-WAIT, no thread
+# and no budget byte behind; a namespace holds as many runs and sinks as
+# its limits say, and dumps of hundreds of them come whole.
+
+# The ktgen sockets of namespace $1 (ss, no header) in a state other
+# than TIME-WAIT, one a line.
+live_sockets()
+{
+	ip netns exec "$1" ss -Htuan | grep -v '^tcp *TIME-WAIT' || :
+}
+
+# The namespace's used buffer bytes (module-wide).
+buffer_used()
+{
+	$KTGEN -j config | sed -n 's/.*"buffer_used": *\([0-9]*\).*/\1/p'
+}
+
+# A RUN_NEW that fills a big buffer is built outside the namespace's
+# lock: while it is being built (its pages charged, the run not yet
+# listed), run show, sink show and info (whose socket's close the module
+# hears of) answer. Before, each waited for the whole build: run show
+# answered only once the run was listed.
+t_life_build_unlocked()
+{
+	local size pid t0 t1 ms listed n=0
+
+	load_module
+	reduced && size=256M || size=512M
+	$KTGEN sink add tcp port 7000 rx discard >/dev/null
+	$KTGEN run tcp_stream to 127.0.0.1 port 7000 buffer $size time 1 >/dev/null 2>&1 &
+	pid=$!
+	# building: the source pages are charged before they are filled
+	slowwait "$(scaled 20)" bash -c "[ \"\$($KTGEN -j config |
+		sed -n 's/.*\"buffer_used\": *\([0-9]*\).*/\1/p')\" -gt $((200 << 20)) ]" ||
+		fail "the run's buffer was never charged"
+	t0=$(date +%s%N)
+	listed=$($KTGEN -j run show)
+	$KTGEN -j sink show >/dev/null
+	$KTGEN info >/dev/null
+	t1=$(date +%s%N)
+	ms=$(( (t1 - t0) / 1000000 ))
+	log "run show, sink show and info took $ms ms while a $size run was built"
+	# still being built when they answered: not listed yet, and its
+	# requester still waiting for the reply
+	[ "$listed" = "[]" ] ||
+		fail "run show answered only once the run was listed ($ms ms): $listed"
+	kill -0 $pid 2>/dev/null || fail "the run's request ended before the others answered"
+	wait $pid || fail "the run failed"
+	$KTGEN -j run show | json_check "len(d) == 1 and d[0]['state'] == 'done'"
+	$KTGEN run del all
+	$KTGEN sink del all
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+}
+case_add life_build_unlocked t_life_build_unlocked 300 core
+
+# A sink deleted while four flows stream into it: the sender learns it
+# at once (the connections are reset: its run fails, with the errno),
+# and neither side keeps a socket but TIME-WAIT; no sink thread, no
+# budget byte is left.
+t_life_sink_del_flowing()
+{
+	local doc id rc=0 left
+
+	load_module
+	veth_pair
+	id=$(ip netns exec "$NS_B" $KTGEN -j sink add tcp port 7001 rx verify cpus 0,1 |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+	doc=$(mktemp)
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 7001 flows 4 \
+		time "$(scaled 60)" >"$doc" 2>/dev/null &
+	slowwait "$(scaled 20)" bash -c "ip netns exec $NS_B $KTGEN -j sink show $id |
+		grep -q '\"bytes\":[1-9]'" || fail "no traffic reached the sink"
+	pgrep '^ktgen/sink' >/dev/null || fail "no sink worker while it receives"
+	ip netns exec "$NS_B" $KTGEN sink del "$id"
+	# the sink's side: nothing at once, the workers gone
+	left=$(live_sockets "$NS_B")
+	[ -z "$left" ] || fail "the sink's namespace keeps sockets after its deletion: $left"
+	! pgrep '^ktgen/sink' >/dev/null || fail "sink workers left: $(pgrep -l '^ktgen/sink')"
+	# the sender's: its run fails well before its time limit
+	wait $! || rc=$?
+	[ $rc = 1 ] || fail "the run exited $rc: $(cat "$doc")"
+	json_check "d['state'] == 'failed' and d['errno'] in (104, 32) and
+		d['duration_ns'] < $(scaled 50) * 1e9" <"$doc" || fail "the run's document"
+	left=$(live_sockets "$NS_A")
+	[ -z "$left" ] || fail "the sender keeps sockets after its run ended: $left"
+	ip netns exec "$NS_A" $KTGEN run del all
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+	rm -f "$doc"
+}
+case_add life_sink_del_flowing t_life_sink_del_flowing 240 core
+
+# A run that is stopped drains what it sent and then resets what is left
+# of its connections: nothing but TIME-WAIT on either side, once the
+# sink is deleted too.
+t_life_run_stop_clean()
+{
+	local id left
+
+	load_module
+	veth_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 7002 rx discard >/dev/null
+	id=$(ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 7002 flows 4 \
+		time "$(scaled 60)" detach |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+	slowwait "$(scaled 20)" bash -c "ip netns exec $NS_A $KTGEN -j run show $id |
+		grep -q '\"bytes\":[1-9]'" || fail "the run sent nothing"
+	ip netns exec "$NS_A" $KTGEN run stop "$id"
+	slowwait "$(scaled 30)" bash -c "ip netns exec $NS_A $KTGEN -j run show $id |
+		grep -q '\"state\":\"stopped\"'" || fail "the run did not stop"
+	ip netns exec "$NS_A" $KTGEN run del "$id"
+	ip netns exec "$NS_B" $KTGEN sink del all
+	left=$(live_sockets "$NS_A")
+	[ -z "$left" ] || fail "the sender keeps sockets: $left"
+	left=$(live_sockets "$NS_B")
+	[ -z "$left" ] || fail "the sink's namespace keeps sockets: $left"
+	! pgrep '^ktgen/' >/dev/null || fail "threads left: $(pgrep -l '^ktgen/')"
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+}
+case_add life_run_stop_clean t_life_run_stop_clean 240 core
+
+# How many runs and sinks a namespace holds: the limits refuse the one
+# beyond, name the setting, and count per namespace; deleting makes
+# room; a finished run counts until it is deleted.
+t_life_limits()
+{
+	local ns i
+
+	load_module
+	ns=$(netns_add l)
+	$KTGEN config set max-runs 2 max-sinks 2
+	$KTGEN -j config | json_check "d['max_runs'] == 2 and d['max_sinks'] == 2"
+	$KTGEN sink add udp port 7010 >/dev/null
+	$KTGEN sink add udp port 7011 >/dev/null
+	expect_fail 1 "as many sinks as it may \(ktgen config max-sinks\)" \
+		$KTGEN sink add udp port 7012
+	# another namespace has its own count
+	ip netns exec "$ns" $KTGEN sink add udp port 7012 >/dev/null
+	for i in 1 2; do
+		$KTGEN run udp_stream to 127.0.0.1 port 7010 msgs 10 >/dev/null
+	done
+	expect_fail 1 "as many runs as it may \(ktgen config max-runs\)" \
+		$KTGEN run udp_stream to 127.0.0.1 port 7010 msgs 10
+	$KTGEN -j run show | json_check "len(d) == 2"
+	$KTGEN run del all
+	$KTGEN run udp_stream to 127.0.0.1 port 7010 msgs 10 >/dev/null
+	$KTGEN sink del all
+	$KTGEN sink add udp port 7012 >/dev/null
+	expect_fail 1 "\(attribute max-runs\)" "$KTGEN_NLRAW" set-config 3:u32:0
+	expect_fail 1 "\(attribute max-sinks\)" "$KTGEN_NLRAW" set-config 4:u32:65537
+	expect_fail 1 "\(attribute buffer-used\)" "$KTGEN_NLRAW" set-config 2:u64:0
+	$KTGEN config set max-runs 4096 max-sinks 4096
+	$KTGEN run del all
+	$KTGEN sink del all
+	ip netns exec "$ns" $KTGEN sink del all
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+}
+case_add life_limits t_life_limits 180 core
+
+# A hundred and more sinks and runs: every one listed once, in order of id, by
+# dumps that span many messages (a sink's message is about 200 bytes, a
+# run's 600; a dump message holds at most 32 KiB); deleting them all
+# leaves nothing.
+t_life_many()
+{
+	local n i
+
+	load_module
+	reduced && n=40 || n=150
+	for ((i = 0; i < n; i++)); do
+		$KTGEN sink add udp port $((20000 + i)) max-conns 16 >/dev/null
+	done
+	$KTGEN -j sink show | json_check "[s['port'] for s in d] == list(range(20000, 20000 + $n)) and
+		sorted(s['id'] for s in d) == [s['id'] for s in d] and len(set(s['id'] for s in d)) == $n"
+	for ((i = 0; i < n; i++)); do
+		$KTGEN -j run udp_stream to 127.0.0.1 port $((20000 + i)) msgs 2 detach >/dev/null
+	done
+	slowwait "$(scaled 60)" bash -c "! $KTGEN -j run show | grep -q '\"state\":\"running\"'" ||
+		fail "runs still running"
+	$KTGEN -j run show | json_check "len(d) == $n and
+		all(r['state'] == 'done' and r['tx']['msgs'] == 2 for r in d) and
+		sorted(r['id'] for r in d) == [r['id'] for r in d]"
+	$KTGEN run del all
+	$KTGEN sink del all
+	$KTGEN -j run show | json_check "d == []"
+	$KTGEN -j sink show | json_check "d == []"
+	! pgrep '^ktgen/' >/dev/null || fail "threads left: $(pgrep -l '^ktgen/' | head)"
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+}
+case_add life_many t_life_many 600
+
+# life_stress_worker N SECS LOG: one of many processes that create,
+# dump, stop and delete runs and sinks in the same namespace at once.
+# Every call either works or is refused for what the others did (a run
+# another deleted, one still running, a port taken): anything else,
+# logged to LOG, fails the case.
+life_stress_worker()
+{
+	local n=$1 end=$(( $(date +%s) + $2 )) log=$3 port out rc i=0
+
+	while [ "$(date +%s)" -lt $end ]; do
+		port=$((21000 + n * 100 + i % 100))
+		i=$((i + 1))
+		for cmd in "sink add udp port $port max-conns 16" \
+			   "run udp_stream to 127.0.0.1 port $port msgs 3 detach" \
+			   "run show" "sink show" "run stop all" "run del all" \
+			   "run show 1" "sink del all"; do
+			rc=0
+			# shellcheck disable=SC2086
+			out=$($KTGEN -j $cmd 2>&1 >/dev/null) || rc=$?
+			[ $rc = 0 ] && continue
+			[ $rc = 1 ] && echo "$out" | grep -Eq "no such (run|sink)|still running|port is in use" &&
+				continue
+			echo "worker $n: '$cmd' exited $rc: $out" >>"$log"
+		done
+	done
+}
+
+# Sixteen processes create, stop, delete and dump runs and sinks for 30 s
+# (scaled) in one namespace: no report from the kernel (KASAN, lockdep,
+# refcounts), no refusal but those the races explain, and nothing left
+# once they are done and everything is deleted.
+t_life_stress()
+{
+	local log=/tmp/ktg-stress.$$ secs i pids=()
+
+	load_module
+	: >"$log"
+	secs=$(scaled 30)
+	for ((i = 0; i < 16; i++)); do
+		life_stress_worker $i "$secs" "$log" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	[ ! -s "$log" ] || { head -n 20 "$log" >&2; fail "unexpected refusals"; }
+	slowwait "$(scaled 30)" bash -c "! $KTGEN -j run show | grep -q '\"state\":\"running\"'" ||
+		fail "runs still running"
+	$KTGEN run del all
+	$KTGEN sink del all
+	$KTGEN -j run show | json_check "d == []"
+	$KTGEN -j sink show | json_check "d == []"
+	slowwait "$(scaled 10)" bash -c "! pgrep '^ktgen/' >/dev/null" ||
+		fail "threads left: $(pgrep -l '^ktgen/' | head)"
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+	rm -f "$log"
+}
+case_add life_stress t_life_stress 600 core
+
+# The device a dev-bound run sends through is deleted mid-run (the veth
+# pair goes): the run ends, failed with the errno its flows met or done
+# once its drain gave up, well before its time limit; no thread, socket
+# or budget byte is left, and both namespaces go.
+t_life_dev_gone()
+{
+	local doc rc=0 left
+
+	load_module
+	veth_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 7003 rx discard >/dev/null
+	doc=$(mktemp)
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 7003 dev ktg0 flows 2 \
+		time "$(scaled 120)" >"$doc" 2>/dev/null &
+	slowwait "$(scaled 20)" bash -c "ip netns exec $NS_B $KTGEN -j sink show |
+		grep -q '\"bytes\":[1-9]'" || fail "no traffic reached the sink"
+	ip -n "$NS_A" link del ktg0
+	wait $! || rc=$?
+	log "the run exited $rc once its device was gone"
+	[ $rc = 0 ] || [ $rc = 1 ] || fail "the run exited $rc: $(cat "$doc")"
+	json_check "d['state'] in ('failed', 'done') and d['tx']['bytes'] > 0 and
+		d['duration_ns'] < $(scaled 100) * 1e9" <"$doc" || fail "the run's document"
+	left=$(live_sockets "$NS_A")
+	[ -z "$left" ] || fail "the sender keeps sockets after its run ended: $left"
+	ip netns exec "$NS_A" $KTGEN run del all
+	ip netns exec "$NS_B" $KTGEN sink del all
+	! pgrep '^ktgen/' >/dev/null || fail "threads left: $(pgrep -l '^ktgen/')"
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+	ip netns del "$NS_A"
+	ip netns del "$NS_B"
+	rm -f "$doc"
+}
+case_add life_dev_gone t_life_dev_gone 300 core
+
+# A run's worker CPU goes offline mid-run: the worker goes on elsewhere
+# (the scheduler moves a bound kthread off a dying CPU), the run ends at
+# its limit with every byte counted, and the CPU comes back.
+t_life_cpu_offline()
+{
+	local cpu=/sys/devices/system/cpu/cpu1/online doc
+
+	[ -w $cpu ] || skip "cpu1 cannot go offline here"
+	load_module
+	$KTGEN sink add tcp port 7004 rx verify cpus 0 >/dev/null
+	doc=$(mktemp)
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 7004 cpus 1 time "$(scaled 6)" >"$doc" &
+	slowwait "$(scaled 20)" bash -c "$KTGEN -j sink show | grep -q '\"bytes\":[1-9]'" ||
+		fail "no traffic reached the sink"
+	echo 0 >$cpu
+	wait $! || { echo 1 >$cpu; fail "the run failed: $(cat "$doc")"; }
+	echo 1 >$cpu
+	json_check "$TCP_OK" <"$doc" || fail "the run's counts"
+	$KTGEN run del all
+	$KTGEN sink del all
+	! pgrep '^ktgen/' >/dev/null || fail "threads left: $(pgrep -l '^ktgen/')"
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+	rm -f "$doc"
+}
+case_add life_cpu_offline t_life_cpu_offline 240 core
