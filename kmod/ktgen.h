@@ -308,6 +308,7 @@ void ktg_runs_stop_all(struct ktg_net *kn);
 void ktg_runs_del_finished(struct ktg_net *kn);
 int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run);
 void ktg_runs_owner_gone(struct ktg_net *kn, u32 portid);
+void ktg_runs_dev_gone(struct ktg_net *kn, int ifindex);
 void ktg_runs_destroy_all(struct ktg_net *kn);
 void ktg_nl_notify_run_done(struct ktg_run *run);
 void ktg_nl_notify_run_interval(struct ktg_run *run);

@@ -2,6 +2,7 @@
 /*
  * Per network namespace state.
  */
+#include <linux/netdevice.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/sock.h>
@@ -154,12 +155,35 @@ static struct pernet_operations ktg_net_ops = {
 	.size		= sizeof(struct ktg_net),
 };
 
+/* A device going away ends the runs bound to it. */
+static int ktg_net_dev_event(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+
+	if (event == NETDEV_UNREGISTER)
+		ktg_runs_dev_gone(ktg_pernet(dev_net(dev)), dev->ifindex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ktg_net_dev_notifier = {
+	.notifier_call = ktg_net_dev_event,
+};
+
 int ktg_pernet_init(void)
 {
-	return register_pernet_subsys(&ktg_net_ops);
+	int err;
+
+	err = register_pernet_subsys(&ktg_net_ops);
+	if (err)
+		return err;
+	err = register_netdevice_notifier(&ktg_net_dev_notifier);
+	if (err)
+		unregister_pernet_subsys(&ktg_net_ops);
+	return err;
 }
 
 void ktg_pernet_exit(void)
 {
+	unregister_netdevice_notifier(&ktg_net_dev_notifier);
 	unregister_pernet_subsys(&ktg_net_ops);
 }

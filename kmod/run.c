@@ -680,6 +680,25 @@ void ktg_runs_owner_gone(struct ktg_net *kn, u32 portid)
 	mutex_unlock(&kn->lock);
 }
 
+/* The device runs are bound to is going away: nothing more can pass
+ * there, and nothing would come back. They fail at once with ENODEV,
+ * without a drain (under RTNL: kn->lock never waits for it).
+ */
+void ktg_runs_dev_gone(struct ktg_net *kn, int ifindex)
+{
+	struct ktg_run *run;
+	unsigned long id;
+
+	mutex_lock(&kn->lock);
+	xa_for_each(&kn->runs, id, run) {
+		if (run->p.ifindex != ifindex || READ_ONCE(run->finished))
+			continue;
+		WRITE_ONCE(run->abort, true);
+		ktg_run_flow_failed(run, &run->flows[0], -ENODEV);
+	}
+	mutex_unlock(&kn->lock);
+}
+
 /* Namespace or module going away: stop everything, wait, free. */
 void ktg_runs_destroy_all(struct ktg_net *kn)
 {
