@@ -58,10 +58,12 @@ t_life_build_unlocked()
 }
 case_add life_build_unlocked t_life_build_unlocked 300 core
 
-# A sink deleted while four flows stream into it: the sender learns it
-# at once (the connections are reset: its run fails, with the errno),
-# and neither side keeps a socket but TIME-WAIT; no sink thread, no
-# budget byte is left.
+# A sink deleted while four flows stream into it, with everything it
+# sends lost (netem): its connections are reset, not closed, so that its
+# namespace keeps no socket at once (before: orphans in FIN-WAIT-1,
+# retransmitting a FIN nobody hears); once the path heals the sender
+# learns it (its run fails, with the errno), and neither side keeps a
+# socket but TIME-WAIT; no sink thread, no budget byte is left.
 t_life_sink_del_flowing()
 {
 	local doc id rc=0 left
@@ -76,11 +78,14 @@ t_life_sink_del_flowing()
 	slowwait "$(scaled 20)" bash -c "ip netns exec $NS_B $KTGEN -j sink show $id |
 		grep -q '\"bytes\":[1-9]'" || fail "no traffic reached the sink"
 	pgrep '^ktgen/sink' >/dev/null || fail "no sink worker while it receives"
+	tc -n "$NS_B" qdisc add dev ktg1 root netem loss 100%
 	ip netns exec "$NS_B" $KTGEN sink del "$id"
 	# the sink's side: nothing at once, the workers gone
 	left=$(live_sockets "$NS_B")
 	[ -z "$left" ] || fail "the sink's namespace keeps sockets after its deletion: $left"
 	! pgrep '^ktgen/sink' >/dev/null || fail "sink workers left: $(pgrep -l '^ktgen/sink')"
+	# the path heals: the sender's next segment meets no socket there
+	tc -n "$NS_B" qdisc del dev ktg1 root
 	# the sender's: its run fails well before its time limit
 	wait $! || rc=$?
 	[ $rc = 1 ] || fail "the run exited $rc: $(cat "$doc")"
@@ -94,9 +99,11 @@ t_life_sink_del_flowing()
 }
 case_add life_sink_del_flowing t_life_sink_del_flowing 240 core
 
-# A run that is stopped drains what it sent and then resets what is left
-# of its connections: nothing but TIME-WAIT on either side, once the
-# sink is deleted too.
+# A run stopped while everything its sink sends is lost (netem): its
+# drain gives up (30 s) and its connections are reset, not closed, so
+# that its namespace keeps no socket once it has ended (before: orphans
+# in FIN-WAIT-1 retransmitting into the void); nothing but TIME-WAIT on
+# either side once the sink is deleted too, no thread, no budget byte.
 t_life_run_stop_clean()
 {
 	local id left
@@ -105,17 +112,19 @@ t_life_run_stop_clean()
 	veth_pair
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 7002 rx discard >/dev/null
 	id=$(ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 7002 flows 4 \
-		time "$(scaled 60)" detach |
+		time "$(scaled 120)" detach |
 		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 	slowwait "$(scaled 20)" bash -c "ip netns exec $NS_A $KTGEN -j run show $id |
 		grep -q '\"bytes\":[1-9]'" || fail "the run sent nothing"
+	tc -n "$NS_B" qdisc add dev ktg1 root netem loss 100%
 	ip netns exec "$NS_A" $KTGEN run stop "$id"
-	slowwait "$(scaled 30)" bash -c "ip netns exec $NS_A $KTGEN -j run show $id |
+	slowwait "$(scaled 60)" bash -c "ip netns exec $NS_A $KTGEN -j run show $id |
 		grep -q '\"state\":\"stopped\"'" || fail "the run did not stop"
+	left=$(live_sockets "$NS_A")
+	[ -z "$left" ] || fail "the sender keeps sockets once its run ended: $left"
+	tc -n "$NS_B" qdisc del dev ktg1 root
 	ip netns exec "$NS_A" $KTGEN run del "$id"
 	ip netns exec "$NS_B" $KTGEN sink del all
-	left=$(live_sockets "$NS_A")
-	[ -z "$left" ] || fail "the sender keeps sockets: $left"
 	left=$(live_sockets "$NS_B")
 	[ -z "$left" ] || fail "the sink's namespace keeps sockets: $left"
 	! pgrep '^ktgen/' >/dev/null || fail "threads left: $(pgrep -l '^ktgen/')"
