@@ -41,7 +41,7 @@ struct ktg_net {
 	struct mutex		lock;		/* the tables' changes, counts, owners */
 	struct xarray		sinks;		/* by id, reserved ids as zero entries */
 	struct xarray		runs;
-	struct xarray		owners;		/* portid -> attached runs (xa value) */
+	struct xarray		owners;		/* portid -> what it owns (xa value) */
 	u32			next_sink_id;	/* the cyclic allocations' cursors */
 	u32			next_run_id;
 	u32			nsinks;		/* published and reserved */
@@ -218,6 +218,8 @@ struct ktg_sink_params {
 	u32			resp_max;	/* larger than the request: token only */
 	u32			max_conns;	/* TCP connections, UDP flows tracked */
 	u32			idle_ms;	/* hello deadline, UDP flow idle time */
+	u32			portid;		/* the creator's socket */
+	bool			detach;		/* rx user: outlives that socket */
 };
 
 #define KTG_RX_BUF	SZ_64K		/* a worker's copy target or user slice */
@@ -241,6 +243,7 @@ int ktg_sink_del(struct ktg_net *kn, u32 id);
 int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink, bool secret);
 u32 ktg_sink_slots(const struct ktg_sink_params *p);
 void ktg_sinks_destroy_all(struct ktg_net *kn);
+void ktg_sinks_owner_gone(struct ktg_net *kn, u32 portid);
 
 /* Runs (run.c) and their flows (flow.c). */
 #define KTG_MAX_FLOWS		1024

@@ -136,6 +136,7 @@ static const struct nla_policy ktg_sink_policy[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_TOKEN]		= { .type = NLA_REJECT },
 	[KTGEN_A_SINK_MAX_CONNS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_max_conns_range),
 	[KTGEN_A_SINK_IDLE_MS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_idle_range),
+	[KTGEN_A_SINK_DETACH]		= { .type = NLA_FLAG },
 };
 
 static const struct nla_policy ktg_flow_policy[KTGEN_A_FLOW_MAX + 1] = {
@@ -463,6 +464,13 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 	p.resp_max = ktg_nl_u32(info, KTGEN_A_SINK_RESP_MAX, 0);
 	p.max_conns = ktg_nl_u32(info, KTGEN_A_SINK_MAX_CONNS, KTG_DEFAULT_MAX_CONNS);
 	p.idle_ms = ktg_nl_u32(info, KTGEN_A_SINK_IDLE_MS, KTG_DEFAULT_IDLE_MS);
+	p.detach = nla_get_flag(tb[KTGEN_A_SINK_DETACH]);
+	p.portid = info->snd_portid;
+	if (p.detach && p.rx_mode != KTGEN_RX_MODE_USER) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_DETACH],
+				    "detach is for rx user sinks (no other belongs to a socket)");
+		return -EINVAL;
+	}
 	if (p.resp_max && !p.rr) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_RESP_MAX],
 				    "resp-max is for sinks that answer requests (rr)");
@@ -1137,8 +1145,9 @@ static struct genl_family ktg_nl_family __ro_after_init = {
 	KTG_GENL_RESV_START_OP(KTGEN_CMD_GET_INFO)
 };
 
-/* A generic netlink socket closed: runs it started stop, unless detached.
- * Process context; only flags and kicks, the completion does the rest.
+/* A generic netlink socket closed: runs it started stop and rx user sinks
+ * it added go, unless detached. Process context; only flags, kicks and a
+ * queued work: the runs' completions and the sinks' works do the rest.
  */
 static int ktg_nl_release(struct notifier_block *nb, unsigned long event, void *ptr)
 {
@@ -1147,6 +1156,7 @@ static int ktg_nl_release(struct notifier_block *nb, unsigned long event, void *
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC || !n->portid)
 		return NOTIFY_DONE;
 	ktg_runs_owner_gone(ktg_pernet(n->net), n->portid);
+	ktg_sinks_owner_gone(ktg_pernet(n->net), n->portid);
 	return NOTIFY_DONE;
 }
 

@@ -1109,6 +1109,27 @@ void ktg_sink_put(struct ktg_sink *sink)
 	kfree_rcu(sink, rcu);
 }
 
+/* Its owner's socket closed: the sink goes, unless a delete took it out
+ * of its table first (and then cancels this work or waits for it).
+ */
+static void ktg_sink_owner_work(struct work_struct *work)
+{
+	struct ktg_sink *sink = container_of(work, struct ktg_sink, owner_work);
+	struct ktg_net *kn = sink->kn;
+	bool listed;
+
+	mutex_lock(&kn->lock);
+	listed = xa_load(&kn->sinks, sink->id) == sink;
+	if (listed)
+		ktg_net_unreserve(kn, false, sink->id);
+	mutex_unlock(&kn->lock);
+	if (listed) {
+		ktg_sink_shutdown(sink);
+		ktg_sink_put(sink);	/* the table's */
+	}
+	ktg_sink_put(sink);		/* the work's */
+}
+
 /* Workers of a sink: TCP a worker per CPU; UDP one socket, one worker. */
 u32 ktg_sink_slots(const struct ktg_sink_params *p)
 {
@@ -1174,6 +1195,7 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		return -ENOMEM;
 	}
 	refcount_set(&sink->ref, 1);
+	INIT_WORK(&sink->owner_work, ktg_sink_owner_work);
 	sink->kn = kn;
 	sink->p = *p;			/* takes over the cpumask */
 	INIT_LIST_HEAD(&sink->uflows);
@@ -1253,11 +1275,20 @@ err_free:
 	return err;
 }
 
+/* Listed under its id; an rx user sink, unless detached, is its
+ * creator's socket's: it holds that process's memory for it.
+ */
 void ktg_sink_publish(struct ktg_sink *sink)
 {
-	mutex_lock(&sink->kn->lock);
-	xa_store(&sink->kn->sinks, sink->id, sink, GFP_KERNEL);
-	mutex_unlock(&sink->kn->lock);
+	struct ktg_net *kn = sink->kn;
+
+	mutex_lock(&kn->lock);
+	xa_store(&kn->sinks, sink->id, sink, GFP_KERNEL);
+	if (sink->p.rx_mode == KTGEN_RX_MODE_USER && !sink->p.detach) {
+		ktg_net_owner_add(kn, sink->p.portid);
+		sink->owned = true;
+	}
+	mutex_unlock(&kn->lock);
 }
 
 /* Built but never listed (its reply could not be made): it goes. */
@@ -1269,9 +1300,13 @@ void ktg_sink_discard(struct ktg_sink *sink)
 	ktg_sink_destroy(sink);
 }
 
-/* Out of its table already: the sink stops and goes with the last reader. */
+/* Out of its table already: the sink stops and goes with the last
+ * reader. An owner's work still pending for it has nothing left to do.
+ */
 void ktg_sink_destroy(struct ktg_sink *sink)
 {
+	if (cancel_work_sync(&sink->owner_work))
+		ktg_sink_put(sink);
 	ktg_sink_shutdown(sink);
 	ktg_sink_put(sink);
 }
@@ -1305,6 +1340,16 @@ struct ktg_sink *ktg_sink_get_next(struct ktg_net *kn, unsigned long *id)
 	return sink;
 }
 
+/* Out of its table (the caller holds kn->lock): no lookup finds it. */
+static void ktg_sink_unlist(struct ktg_net *kn, struct ktg_sink *sink)
+{
+	ktg_net_unreserve(kn, false, sink->id);
+	if (sink->owned) {
+		ktg_net_owner_del(kn, sink->p.portid);
+		sink->owned = false;
+	}
+}
+
 int ktg_sink_del(struct ktg_net *kn, u32 id)
 {
 	struct ktg_sink *sink;
@@ -1312,7 +1357,7 @@ int ktg_sink_del(struct ktg_net *kn, u32 id)
 	mutex_lock(&kn->lock);
 	sink = xa_load(&kn->sinks, id);
 	if (sink)
-		ktg_net_unreserve(kn, false, id);
+		ktg_sink_unlist(kn, sink);
 	mutex_unlock(&kn->lock);
 	if (!sink)
 		return -ENOENT;
@@ -1328,7 +1373,7 @@ void ktg_sinks_destroy_all(struct ktg_net *kn)
 
 	mutex_lock(&kn->lock);
 	xa_for_each(&kn->sinks, id, sink) {
-		ktg_net_unreserve(kn, false, id);
+		ktg_sink_unlist(kn, sink);
 		list_add_tail(&sink->node, &dead);
 	}
 	mutex_unlock(&kn->lock);
@@ -1336,6 +1381,31 @@ void ktg_sinks_destroy_all(struct ktg_net *kn)
 		ktg_sink_destroy(sink);
 		cond_resched();
 	}
+}
+
+/*
+ * The socket that created these rx user sinks is gone: they go too, in a
+ * work of their own (a worker may be slow to stop in user memory, and the
+ * closing process need not wait for it). A socket that owns nothing
+ * returns at once, without the lock.
+ */
+void ktg_sinks_owner_gone(struct ktg_net *kn, u32 portid)
+{
+	struct ktg_sink *sink;
+	unsigned long id;
+
+	if (!ktg_net_owns(kn, portid))
+		return;
+	mutex_lock(&kn->lock);
+	xa_for_each(&kn->sinks, id, sink) {
+		if (!sink->owned || sink->p.portid != portid)
+			continue;
+		ktg_net_owner_del(kn, portid);
+		sink->owned = false;
+		refcount_inc(&sink->ref);	/* the work's */
+		queue_work(ktg_wq, &sink->owner_work);
+	}
+	mutex_unlock(&kn->lock);
 }
 
 /* @lost: the loss a same-host sender computed, or U64_MAX for the sink's. */
@@ -1415,6 +1485,7 @@ int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink, bool secret)
 	    (secret && nla_put_u64_64bit(msg, KTGEN_A_SINK_TOKEN, sink->token, 0)) ||
 	    nla_put_u32(msg, KTGEN_A_SINK_MAX_CONNS, sink->p.max_conns) ||
 	    nla_put_u32(msg, KTGEN_A_SINK_IDLE_MS, sink->p.idle_ms) ||
+	    (sink->p.detach && nla_put_flag(msg, KTGEN_A_SINK_DETACH)) ||
 	    ktg_rx_stats_fill(msg, KTGEN_A_SINK_RX, &sink->stats, U64_MAX))
 		return -EMSGSIZE;
 	return 0;

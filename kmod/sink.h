@@ -32,6 +32,8 @@ struct ktg_sink {
 	u32			uflow_bits;	/* log2 of its buckets */
 	siphash_key_t		uflow_key;
 	struct mm_struct	*mm;		/* rx user: the requester's */
+	bool			owned;		/* counted in kn->owners (kn->lock) */
+	struct work_struct	owner_work;	/* its owner is gone: delete it */
 	u64			token;		/* answers above the request's size */
 };
 

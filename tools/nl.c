@@ -84,6 +84,7 @@ static const char * const sink_names[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_TOKEN]		= "token",
 	[KTGEN_A_SINK_MAX_CONNS]	= "max-conns",
 	[KTGEN_A_SINK_IDLE_MS]		= "idle-ms",
+	[KTGEN_A_SINK_DETACH]		= "detach",
 };
 
 static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {

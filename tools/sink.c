@@ -3,6 +3,7 @@
  * ktgen sink: receivers listening on a port, and what they counted.
  */
 #include <inttypes.h>
+#include <signal.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
@@ -48,6 +49,7 @@ static const enum mnl_attr_data_type sink_types[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_TOKEN]		= MNL_TYPE_U64,
 	[KTGEN_A_SINK_MAX_CONNS]	= MNL_TYPE_U32,
 	[KTGEN_A_SINK_IDLE_MS]		= MNL_TYPE_U32,
+	[KTGEN_A_SINK_DETACH]		= MNL_TYPE_FLAG,
 };
 
 void sink_format_token(uint64_t token, char *buf, size_t len)
@@ -142,6 +144,10 @@ int sink_print_cb(const struct nlmsghdr *nlh, void *data)
 		print_u64(PRINT_ANY, "resp_max", " resp-max %llu",
 			  mnl_attr_get_u32(tb[KTGEN_A_SINK_RESP_MAX]));
 	print_token(tb[KTGEN_A_SINK_RR], tb[KTGEN_A_SINK_TOKEN]);
+	if (tb[KTGEN_A_SINK_DETACH]) {
+		print_bool(PRINT_JSON, "detach", NULL, true);
+		print_text(" detach");
+	}
 	print_sink_limits(tb);
 	print_text("\n");
 	if (tb[KTGEN_A_SINK_RX]) {
@@ -175,6 +181,7 @@ static void sink_usage(FILE *f)
 	      "                      [rx copy|nocache|touch|discard|verify|recvmsg|user]\n"
 	      "                      [cpus LIST] [rcvbuf BYTES] [busy-poll USECS] [gro]\n"
 	      "                      [ipv6] [rr [resp-max BYTES]] [max-conns N] [idle-ms MSECS]\n"
+	      "                      [detach]\n"
 	      "       ktgen sink show [ID]\n"
 	      "       ktgen sink del ID|all\n"
 	      "local: IPv4 or IPv6 address to listen on (default: the wildcard;\n"
@@ -190,8 +197,10 @@ static void sink_usage(FILE *f)
 	      "         was accepted is closed; a UDP sender silent this long may\n"
 	      "         make room for another (default 30000)\n"
 	      "rx user: the workers receive into this process's memory (64 KiB\n"
-	      "         each), so the stack's copy_to_user runs; the sink keeps\n"
-	      "         this process's address space until it is deleted\n"
+	      "         each), so the stack's copy_to_user runs. add then stays\n"
+	      "         until a signal (Ctrl-C) and the sink goes with it\n"
+	      "detach: rx user: add returns and the sink stays (holding this\n"
+	      "        process's address space) until it is deleted\n"
 	      "rr:    answer requests (tcp_rr, udp_rr, tcp_crr); without it a sink\n"
 	      "       answers nothing (requests are counted as refused). A response\n"
 	      "       is at most as large as its request, unless the request carries\n"
@@ -214,6 +223,10 @@ static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 	}
 	if (!strcmp(kw, "rr")) {
 		a->rr = true;
+		return 1;
+	}
+	if (!strcmp(kw, "detach")) {
+		a->detach = true;
 		return 1;
 	}
 	if (strcmp(kw, "local") && strcmp(kw, "port") && strcmp(kw, "rx") &&
@@ -326,6 +339,10 @@ int sink_add_parse(struct sink_args *a, int argc, char **argv)
 		usage_error("sink add: resp-max is for sinks that answer requests (rr)");
 		return -1;
 	}
+	if (a->detach && a->rx_mode != KTGEN_RX_MODE_USER) {
+		usage_error("sink add: detach is for rx user sinks (no other stays with this process)");
+		return -1;
+	}
 	return 0;
 }
 
@@ -372,6 +389,8 @@ int sink_add(struct nl_ctx *ctx, const struct sink_args *a, struct sink_added *o
 		mnl_attr_put(nlh, KTGEN_A_SINK_RR, 0, NULL);
 	if (a->has_resp_max)
 		mnl_attr_put_u32(nlh, KTGEN_A_SINK_RESP_MAX, a->resp_max);
+	if (a->detach)
+		mnl_attr_put(nlh, KTGEN_A_SINK_DETACH, 0, NULL);
 	if (a->rx_mode == KTGEN_RX_MODE_USER) {
 		len = sink_user_len(a);
 		mem = user_mem_map(len);
@@ -418,6 +437,51 @@ int sink_del(struct nl_ctx *ctx, bool all, uint32_t id)
 	return nl_request(ctx, nlh, &ktg_sink_attrs, NULL, NULL);
 }
 
+/* An rx user sink is this process's (its memory is): it stays while
+ * the process does, unless detached.
+ */
+static bool sink_owned(const struct sink_args *a)
+{
+	return a->rx_mode == KTGEN_RX_MODE_USER && !a->detach;
+}
+
+static const int sink_stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void sink_on_signal(int sig)
+{
+	(void)sig;
+}
+
+static void sink_block_signals(sigset_t *oldmask)
+{
+	struct sigaction sa = { .sa_handler = sink_on_signal };
+	sigset_t block;
+	size_t i;
+
+	sigemptyset(&block);
+	for (i = 0; i < ARRAY_SIZE(sink_stop_signals); i++) {
+		sigaddset(&block, sink_stop_signals[i]);
+		sigaction(sink_stop_signals[i], &sa, NULL);
+	}
+	sigprocmask(SIG_BLOCK, &block, oldmask);
+}
+
+/* Until a signal: then the sink is deleted (had the process died, the
+ * module would have deleted it when its netlink socket closed).
+ */
+static int sink_hold(struct nl_ctx *ctx, uint32_t id, const sigset_t *oldmask)
+{
+	sigset_t waitmask = *oldmask;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sink_stop_signals); i++)
+		sigdelset(&waitmask, sink_stop_signals[i]);
+	fflush(stdout);
+	sigsuspend(&waitmask);
+	sigprocmask(SIG_SETMASK, oldmask, NULL);
+	return sink_del(ctx, false, id);
+}
+
 int do_sink(int argc, char **argv)
 {
 	const char *cmd = argc > 0 ? argv[0] : "show";
@@ -425,6 +489,7 @@ int do_sink(int argc, char **argv)
 	struct sink_args a;
 	char token[24];
 	struct nl_ctx ctx;
+	sigset_t oldmask;
 	bool all = false;
 	uint32_t id = 0;
 	int err;
@@ -450,6 +515,9 @@ int do_sink(int argc, char **argv)
 	if (nl_open(&ctx))
 		return EXIT_FAIL;
 	if (!strcmp(cmd, "add")) {
+		/* blocked before the sink exists: no signal is lost */
+		if (sink_owned(&a))
+			sink_block_signals(&oldmask);
 		err = sink_add(&ctx, &a, &added);
 		if (!err) {
 			print_open_object(NULL);
@@ -461,6 +529,8 @@ int do_sink(int argc, char **argv)
 			print_text("\n");
 			print_close_object();
 		}
+		if (!err && sink_owned(&a))
+			err = sink_hold(&ctx, added.id, &oldmask);
 	} else if (!strcmp(cmd, "show"))
 		err = sink_show(&ctx, argc > 1, id);
 	else

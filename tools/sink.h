@@ -35,6 +35,7 @@ struct sink_args {
 	bool		rr;		/* answers requests */
 	bool		has_resp_max;
 	uint32_t	resp_max;	/* above the request's size: token only */
+	bool		detach;		/* rx user: outlives this process */
 };
 
 /* What the kernel said of a sink it added. */

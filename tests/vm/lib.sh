@@ -216,6 +216,13 @@ with open(sys.argv[3], "a") as out:
                                            for f in sorted(v))))' "$1" "$2" "$KTGEN_RECORD"
 }
 
+# detached MODE: "detach" for an rx user sink, which otherwise belongs
+# to the `sink add` that created it (and stays in the foreground with it).
+detached()
+{
+	[ "$1" != user ] || echo detach
+}
+
 # sink_token CMD...: CMD is a `ktgen sink add ... rr` (under ip netns
 # exec, say); the token it printed, for a run's token.
 sink_token()

@@ -50,8 +50,8 @@ tcp_matrix()
 	local run=$1 sink=$2 a4=$3 a6=$4 port=5100 tx rx a docs keys
 
 	for rx in $RX_MODES; do
-		$sink $KTGEN sink add tcp local "$a4" port $port rx $rx >/dev/null
-		$sink $KTGEN sink add tcp local "$a6" port $port rx $rx >/dev/null
+		$sink $KTGEN sink add tcp local "$a4" port $port rx $rx $(detached $rx) >/dev/null
+		$sink $KTGEN sink add tcp local "$a6" port $port rx $rx $(detached $rx) >/dev/null
 		port=$((port + 1))
 	done
 	docs=$(mktemp)
@@ -185,7 +185,7 @@ udp_one()
 		*) splice=$UDP_SPLICE ;;
 		esac
 	fi
-	id=$($sink $KTGEN sink add udp local "$a" port "$port" rx "$rx" |
+	id=$($sink $KTGEN sink add udp local "$a" port "$port" rx "$rx" $(detached "$rx") |
 		sed -n '1s/^sink \([0-9]*\).*/\1/p')
 	[ -n "$id" ] || fail "udp $a port $port: no sink"
 	out=$($run $KTGEN -j run udp_stream to "$a" port "$port" msgs 3000 size "$size" tx "$tx") ||

@@ -318,3 +318,50 @@ t_life_cpu_offline()
 	rm -f "$doc"
 }
 case_add life_cpu_offline t_life_cpu_offline 240 core
+
+# An rx user sink is its creator's: `sink add ... rx user` stays in the
+# foreground, and the sink (with its hold on that process's memory) goes
+# when the process does, SIGKILLed (the module sees its netlink socket
+# close) or asked to stop (the CLI deletes it). detach keeps the old
+# way: the sink outlives the process. Before, every rx user sink pinned
+# its dead creator's address space until someone deleted it.
+t_life_rx_user_owned()
+{
+	local pid
+
+	load_module
+	$KTGEN sink add tcp port 7020 rx user >/dev/null &
+	pid=$!
+	slowwait "$(scaled 10)" bash -c "$KTGEN sink show | grep -q 'rx user'" ||
+		fail "the sink was not added"
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 7020 bytes 4M |
+		json_check "d['state'] == 'done' and d['rx']['bytes'] == 4 << 20"
+	kill -0 $pid || fail "sink add did not stay with its sink"
+	kill -9 $pid
+	wait $pid 2>/dev/null || :
+	slowwait "$(scaled 10)" bash -c "[ \"\$($KTGEN -j sink show)\" = '[]' ]" ||
+		fail "the sink outlived its creator: $($KTGEN sink show)"
+	slowwait "$(scaled 10)" bash -c "! pgrep '^ktgen/sink' >/dev/null" ||
+		fail "sink workers left"
+	# asked to stop: deleted before the CLI exits
+	$KTGEN sink add udp port 7021 rx user >/dev/null &
+	pid=$!
+	slowwait "$(scaled 10)" bash -c "$KTGEN sink show | grep -q 'rx user'" ||
+		fail "the second sink was not added"
+	kill -INT $pid
+	wait $pid || fail "sink add exited $? on SIGINT"
+	$KTGEN -j sink show | json_check "d == []"
+	# detached: it stays, and says so
+	$KTGEN sink add udp port 7022 rx user detach >/dev/null
+	$KTGEN -j sink show | json_check "len(d) == 1 and d[0]['detach'] is True"
+	$KTGEN sink del all
+	expect_fail 2 "detach is for rx user sinks" $KTGEN sink add udp port 7023 detach
+	# the module's own refusal, naming the attribute: proto udp, port
+	# 7023, rx copy, detach
+	expect_fail 1 "detach is for rx user sinks.*\(attribute detach\)" \
+		"$KTGEN_NLRAW" sink-new 2:u32:1 4:hex:1b6f 5:u32:0 20:flag:1
+	$KTGEN -j sink show | json_check "d == []"
+	$KTGEN run del all
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+}
+case_add life_rx_user_owned t_life_rx_user_owned 240 core

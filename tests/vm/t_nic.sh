@@ -545,7 +545,7 @@ t_udp_gro()
 	    d['rx']['verify_errors'] == 0 and d['rx']['bad_headers'] == 0 and d['rx']['dup'] == 0"
 	port=5280
 	for mode in verify recvmsg user discard; do
-		ip netns exec "$NS_B" $KTGEN sink add udp port $port rx $mode gro rcvbuf 16M >/dev/null
+		ip netns exec "$NS_B" $KTGEN sink add udp port $port rx $mode $(detached $mode) gro rcvbuf 16M >/dev/null
 		doc=$(ip netns exec "$NS_A" $KTGEN -j run udp_stream to $NIC_ADDR_B port $port \
 			msgs 3200 size 64)
 		echo "$doc" | json_check "$ok and 0 < d['rx']['reads'] < d['rx']['msgs']"

@@ -17,8 +17,8 @@ t_rr_exact()
 	docs=$(mktemp)
 	keys=$(mktemp)
 	for rx in copy nocache touch discard verify recvmsg user; do
-		$KTGEN sink add tcp port $port rx $rx rr >/dev/null
-		$KTGEN sink add udp port $port rx $rx rr >/dev/null
+		$KTGEN sink add tcp port $port rx $rx $(detached $rx) rr >/dev/null
+		$KTGEN sink add udp port $port rx $rx $(detached $rx) rr >/dev/null
 		$KTGEN -j run tcp_rr to 127.0.0.1 port $port msgs 300 req 1400 resp 1 >>"$docs"
 		$KTGEN -j run udp_rr to 127.0.0.1 port $port msgs 300 req 1400 resp 64 >>"$docs"
 		printf 'rr tcp_rr rx %s\nrr udp_rr rx %s\n' $rx $rx >>"$keys"

@@ -62,8 +62,8 @@ case_add nocache_copy t_nocache_copy 300 core
 t_rx_user()
 {
 	load_module
-	$KTGEN sink add tcp port 5610 rx user cpus 0-$(( $(nproc) - 1 )) >/dev/null
-	$KTGEN sink add udp port 5611 rx user >/dev/null
+	$KTGEN sink add tcp port 5610 rx user detach cpus 0-$(( $(nproc) - 1 )) >/dev/null
+	$KTGEN sink add udp port 5611 rx user detach >/dev/null
 	$KTGEN -j run tcp_stream to 127.0.0.1 port 5610 bytes 8M tx user flows 2 |
 		json_check "d['state'] == 'done' and d['tx']['bytes'] == 8 << 20 and
 			d['rx']['bytes'] == d['tx']['bytes'] == d['tx']['acked'] and
