@@ -202,6 +202,14 @@ module_param(test_done_delay_ms, uint, 0600);
 MODULE_PARM_DESC(test_done_delay_ms,
 		 "test hook: hold a finished run's done work this long before it completes (0: off, at most 10 s)");
 
+/* Test hook: RUN_NEW holds each run this long once its buffer is filled,
+ * a build that others must not wait for. 0 (the default) is off.
+ */
+static unsigned int test_build_delay_ms;
+module_param(test_build_delay_ms, uint, 0600);
+MODULE_PARM_DESC(test_build_delay_ms,
+		 "test hook: hold each run's build this long after its buffer is filled (0: off, at most 60 s)");
+
 static void ktg_run_done_work(struct work_struct *work)
 {
 	struct ktg_run *run = container_of(work, struct ktg_run, done_work);
@@ -463,6 +471,8 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 		goto err_free;
 	}
 	run->pattern_pages = npages << (PAGE_SHIFT - KTG_PATTERN_SHIFT);
+	if (unlikely(READ_ONCE(test_build_delay_ms)))
+		msleep(min(READ_ONCE(test_build_delay_ms), 60000U));
 	if (p->tx_mode == KTGEN_TX_MODE_USER) {
 		err = ktg_run_user_src(run, extack);
 		if (err)

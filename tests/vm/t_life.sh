@@ -24,13 +24,15 @@ buffer_used()
 # lock: while it is being built (its pages charged, the run not yet
 # listed), run show, sink show and info (whose socket's close the module
 # hears of) answer. Before, each waited for the whole build: run show
-# answered only once the run was listed.
+# answered only once the run was listed. The build is held a while
+# after its fill (a test hook), so that a slow kernel's CLI gets its
+# answers within it too.
 t_life_build_unlocked()
 {
-	local size pid t0 t1 ms listed n=0
+	local size pid t0 t1 ms listed
 
-	load_module
 	reduced && size=256M || size=512M
+	load_module test_build_delay_ms=$(( $(scaled 5) * 1000 ))
 	$KTGEN sink add tcp port 7000 rx discard >/dev/null
 	$KTGEN run tcp_stream to 127.0.0.1 port 7000 buffer $size time 1 >/dev/null 2>&1 &
 	pid=$!
