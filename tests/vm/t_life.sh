@@ -368,3 +368,27 @@ t_life_rx_user_owned()
 	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
 }
 case_add life_rx_user_owned t_life_rx_user_owned 240 core
+
+# The most flows a run may have, 1024, all connected and counted, each a
+# connection of the sink, the budget back where it was after; 1025 is
+# refused naming the attribute. (somaxconn: the sink's listen backlog
+# holds them all while they connect at once.)
+t_life_flows_max()
+{
+	load_module
+	veth_pair
+	ip netns exec "$NS_B" sysctl -qw net.core.somaxconn=1024
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 7030 rx discard cpus 0-1 >/dev/null
+	expect_fail 1 "\(attribute flows\)" \
+		ip netns exec "$NS_A" $KTGEN run tcp_stream to 10.77.0.2 port 7030 flows 1025 bytes 1M
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 7030 flows 1024 \
+		cpus 0-1 size 4096 bytes 8M |
+		json_check "d['state'] == 'done' and d['flows'] == 1024 and
+			d['tx']['bytes'] == 8 << 20 and d['rx']['bytes'] == 8 << 20 and
+			d['rx']['conns'] == 1024 and d['tx']['acked'] == 8 << 20"
+	ip netns exec "$NS_A" $KTGEN run del all
+	ip netns exec "$NS_B" $KTGEN sink del all
+	! pgrep '^ktgen/' >/dev/null || fail "threads left: $(pgrep -l '^ktgen/')"
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+}
+case_add life_flows_max t_life_flows_max 600 core
