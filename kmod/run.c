@@ -645,8 +645,12 @@ void ktg_runs_stop_all(struct ktg_net *kn)
 	mutex_unlock(&kn->lock);
 }
 
-/* ... every finished one goes. */
-void ktg_runs_del_finished(struct ktg_net *kn)
+/*
+ * Runs out of the table, each let go once its done work has completed:
+ * the finished ones, or (@all: the namespace or module going away) every
+ * one, stopped first without a drain.
+ */
+static void ktg_runs_take(struct ktg_net *kn, bool all)
 {
 	struct ktg_run *run, *tmp;
 	unsigned long id;
@@ -654,8 +658,12 @@ void ktg_runs_del_finished(struct ktg_net *kn)
 
 	mutex_lock(&kn->lock);
 	xa_for_each(&kn->runs, id, run) {
-		if (!READ_ONCE(run->finished))
+		if (all) {
+			WRITE_ONCE(run->abort, true);
+			ktg_run_stop(run);
+		} else if (!READ_ONCE(run->finished)) {
 			continue;
+		}
 		ktg_run_unlist(kn, run);
 		list_add_tail(&run->node, &dead);
 	}
@@ -664,6 +672,12 @@ void ktg_runs_del_finished(struct ktg_net *kn)
 		ktg_run_release(run);
 		cond_resched();
 	}
+}
+
+/* ... every finished one goes. */
+void ktg_runs_del_finished(struct ktg_net *kn)
+{
+	ktg_runs_take(kn, false);
 }
 
 /*
@@ -712,20 +726,7 @@ void ktg_runs_dev_gone(struct ktg_net *kn, int ifindex)
 /* Namespace or module going away: stop everything, wait, free. */
 void ktg_runs_destroy_all(struct ktg_net *kn)
 {
-	struct ktg_run *run, *tmp;
-	unsigned long id;
-	LIST_HEAD(dead);
-
-	mutex_lock(&kn->lock);
-	xa_for_each(&kn->runs, id, run) {
-		WRITE_ONCE(run->abort, true);
-		ktg_run_stop(run);
-		ktg_run_unlist(kn, run);
-		list_add_tail(&run->node, &dead);
-	}
-	mutex_unlock(&kn->lock);
-	list_for_each_entry_safe(run, tmp, &dead, node)
-		ktg_run_release(run);
+	ktg_runs_take(kn, true);
 }
 
 static u32 ktg_run_splice(struct ktg_run *run)
