@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# ktgen: make            module against KDIR + CLI
+# ktgen: make            module for the running kernel (or KDIR) + CLI; installs nothing
 #        make demo       the main job: copy-path comparison (in a VM here)
 #        make check      every test: CLI unit tests, VM suites
 #        make checkpatch kernel style over kmod/ and include/
@@ -14,11 +14,10 @@ KTGEN_VERSION	:= $(VERSION)$(if $(GITREV),+g$(GITREV))
 CACHE		?= $(HOME)/.cache/ktgen
 export KTGEN_CACHE := $(CACHE)
 
-# The running kernel's build tree when it has one, else the cached stock
-# test kernel's headers (fetched on first use).
-KDIR ?= $(shell d=/lib/modules/$$(uname -r)/build; \
-	  if [ -d $$d ]; then echo $$d; else \
-	  scripts/install-deps.sh >&2 && . $$(scripts/fetch-kernel.sh) && echo $$KDIR; fi)
+# The running kernel's build tree, or the one KDIR names: a module is never
+# built for a kernel that is not running unless KDIR says so. (The test
+# lanes build for their own kernels: scripts/build-module.sh.)
+KDIR ?= /lib/modules/$(shell uname -r)/build
 
 KBUILD_OPTS	= -C $(KDIR) M=$(CURDIR) KTGEN_VERSION=$(KTGEN_VERSION) $(if $(W),W=$(W))
 
@@ -36,22 +35,31 @@ MAN_PAGES	:= $(notdir $(wildcard tools/man/*.8))
 MODULE_FILES	:= ktgen.ko ktgen.ko.gz ktgen.ko.xz ktgen.ko.zst
 DKMS_TARBALL	?= ktgen-$(VERSION)-source-only.dkms.tar.gz
 
-.PHONY: all deps module tools clean checkpatch uapi check check-unit print-version \
+.PHONY: all deps module tools kdir-check clean checkpatch uapi check check-unit print-version \
 	check-vm check-debug check-uapi check-compat demo bench bench-overhead bench-profile bench-scale \
-	install install-tools install-module install-module-kdir uninstall uninstall-tools \
+	install install-tools install-module uninstall uninstall-tools \
 	uninstall-module dkms-tarball
 
 all: module tools
 
+# What the tests and the lab need (QEMU, kernels, chroots, python):
+# make check and make demo run it; building ktgen does not.
 deps:
 	@scripts/install-deps.sh
 
-module: deps
+module: kdir-check
 	@scripts/compat-probe.sh $(KDIR) kmod
 	$(MAKE) $(KBUILD_OPTS) modules
 
-tools: deps
+tools:
 	$(MAKE) -C tools KTGEN_VERSION=$(KTGEN_VERSION)
+
+# A missing kernel build tree is one line naming what to install.
+kdir-check:
+	@[ -f "$(KDIR)/Makefile" ] || { \
+	  echo "ktgen: no kernel build tree at $(KDIR): install the running kernel's headers" \
+	       "(Debian/Ubuntu: linux-headers-$$(uname -r); Fedora/RHEL: kernel-devel-$$(uname -r))" \
+	       "or give KDIR=" >&2; exit 1; }
 
 uapi: deps
 	scripts/ynl-gen.sh include/uapi/linux/ktgen.h
@@ -126,9 +134,11 @@ uninstall-tools:
 	rm -f $(DESTDIR)$(SBINDIR)/ktgen $(addprefix $(DESTDIR)$(MAN8DIR)/,$(MAN_PAGES)) \
 		$(DESTDIR)$(BASHCOMPDIR)/ktgen
 
-# The module for KDIR's kernel. Without KDIR, for the running kernel, whose
-# build tree must then be there: make module's fallback to the cached test
-# kernel's headers is for building, not for installing.
+# The module for KDIR's kernel (without KDIR, the running one), signed
+# when there is a key for it (scripts/sign-module.sh: SIGN_KEY and
+# SIGN_CERT, the kernel's own, DKMS's MOK): kbuild's own signing at
+# modules_install needs the kernel's key, which distributions' headers
+# do not ship.
 # It is built as module builds it (the probes, then kbuild), but from kmod/
 # itself: modules_install keeps a module's path below M=, and the module
 # belongs in INSTALL_MOD_DIR, not in a kmod/ below it (after a make module,
@@ -137,19 +147,13 @@ uninstall-tools:
 # which uninstall could not tell from the kernel's.
 KBUILD_INSTALL_OPTS = -C $(KDIR) M=$(CURDIR)/kmod KTGEN_VERSION=$(KTGEN_VERSION)
 
-install-module: install-module-kdir
+install-module: kdir-check
 	@scripts/compat-probe.sh $(KDIR) kmod
 	$(MAKE) $(KBUILD_INSTALL_OPTS) modules
+	@SIGN_KEY="$(SIGN_KEY)" SIGN_CERT="$(SIGN_CERT)" scripts/sign-module.sh $(KDIR) kmod/ktgen.ko
 	$(MAKE) $(KBUILD_INSTALL_OPTS) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) DEPMOD=true modules_install
 	@$(call depmod,$(call kver,$(KDIR)),$(KDIR))
-
-install-module-kdir:
-ifeq ($(origin KDIR),file)
-	@d=/lib/modules/$$(uname -r)/build; [ -d $$d ] || \
-	{ echo "install-module: no $$d: install the running kernel's headers or give KDIR=" >&2; \
-	  exit 1; }
-endif
 
 # The module's file, and INSTALL_MOD_DIR's directories once empty; for
 # KDIR's kernel, or without KDIR the running one (its headers may be gone).
@@ -196,7 +200,7 @@ dkms-tarball:
 		--transform 's,^,dkms_source_tree/,' $(DKMS_FILES)
 
 clean:
-	-$(MAKE) $(KBUILD_OPTS) clean 2>/dev/null
+	-[ ! -f "$(KDIR)/Makefile" ] || $(MAKE) $(KBUILD_OPTS) clean
 	$(MAKE) -C tools clean
 	rm -f kmod/compat-gen.h $(DKMS_TARBALL)
 

@@ -109,6 +109,7 @@ struct ktg_worker {
 	void			*buf;	/* receive buffer of sink workers */
 	struct mm_struct	*mm;	/* adopted while it runs (tx/rx user) */
 	void __user		*ubuf;	/* its slice of the user memory */
+	unsigned long		uaccess_since;	/* jiffies | 1; 0: not in it */
 	int			(*fn)(void *arg);
 	struct hrtimer		timer;	/* kicks it at a time (open loop) */
 	u64			busy_poll_ns;	/* spins this long before sleeping */
@@ -119,11 +120,21 @@ void ktg_worker_init(struct ktg_worker *w, void *owner);
 int ktg_worker_start(struct ktg_worker *w, int cpu, int (*fn)(void *),
 		     const char *what, u32 id);
 void ktg_worker_stop(struct ktg_worker *w);
+void ktg_worker_unstick(struct ktg_worker *w, unsigned long grace);
 void ktg_worker_kick(struct ktg_worker *w);
 void ktg_worker_sleep(struct ktg_worker *w, long timeout);
 void ktg_worker_idle(struct ktg_worker *w, bool busy, long timeout);
 void ktg_worker_park(void);
 void ktg_worker_wake_at(struct ktg_worker *w, ktime_t t);
+
+/* Around a call that copies from or to the adopted user memory: a fault
+ * there may never be served (a userfaultfd nobody reads, FUSE behind the
+ * mapping), and only a signal ends its wait (ktg_worker_unstick()).
+ */
+static inline void ktg_worker_uaccess(struct ktg_worker *w, bool in)
+{
+	WRITE_ONCE(w->uaccess_since, in ? jiffies | 1 : 0);
+}
 
 /* A worker's wait entry on a socket's wait queue (the way poll does it):
  * no socket callback is replaced.
@@ -220,7 +231,11 @@ struct ktg_sink_params {
 	u32			idle_ms;	/* hello deadline, UDP flow idle time */
 	u32			portid;		/* the creator's socket */
 	bool			detach;		/* rx user: outlives that socket */
+	u8			families;	/* asked, then served: KTG_FAMILY_* */
 };
+
+#define KTG_FAMILY_IPV4		BIT(0)
+#define KTG_FAMILY_IPV6		BIT(1)
 
 #define KTG_RX_BUF	SZ_64K		/* a worker's copy target or user slice */
 #define KTG_RESP_MAX		SZ_16M

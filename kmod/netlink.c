@@ -137,6 +137,7 @@ static const struct nla_policy ktg_sink_policy[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_MAX_CONNS]	= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_max_conns_range),
 	[KTGEN_A_SINK_IDLE_MS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_idle_range),
 	[KTGEN_A_SINK_DETACH]		= { .type = NLA_FLAG },
+	[KTGEN_A_SINK_IPV4]		= { .type = NLA_FLAG },
 };
 
 static const struct nla_policy ktg_flow_policy[KTGEN_A_FLOW_MAX + 1] = {
@@ -487,13 +488,18 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		p.user_len = nla_get_u64(tb[KTGEN_A_SINK_USER_LEN]);
 	}
-	if (tb[KTGEN_A_SINK_IPV6] && tb[KTGEN_A_SINK_LOCAL_ADDR]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_IPV6],
-				    "ipv6 is for the wildcard address only");
+	/* The wildcard's families: none named, both where IPv6 is there. */
+	if (tb[KTGEN_A_SINK_IPV4])
+		p.families |= KTG_FAMILY_IPV4;
+	if (tb[KTGEN_A_SINK_IPV6])
+		p.families |= KTG_FAMILY_IPV6;
+	if (p.families && tb[KTGEN_A_SINK_LOCAL_ADDR]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_IPV4] ?: tb[KTGEN_A_SINK_IPV6],
+				    "ipv4 and ipv6 are for the wildcard address only (an address gives the family)");
 		return -EINVAL;
 	}
 	err = ktg_addr_parse(tb[KTGEN_A_SINK_LOCAL_ADDR],
-			     tb[KTGEN_A_SINK_IPV6] ? AF_INET6 : AF_INET,
+			     p.families == KTG_FAMILY_IPV4 ? AF_INET : AF_INET6,
 			     nla_get_be16(tb[KTGEN_A_SINK_PORT]), &p.addr, info->extack);
 	if (err)
 		return err;

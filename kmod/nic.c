@@ -759,8 +759,12 @@ static void ktg_nic_rq_free(struct ktg_nic_rq *rq)
 	rq->desc = NULL;
 	page_pool_destroy(rq->pool);
 	rq->pool = NULL;
+	ktg_mem_uncharge((u64)(rq->mask + 1) << PAGE_SHIFT);
 }
 
+/* A ring's pages (a page a descriptor, as long as the ring is up) are
+ * charged to the module's buffer budget, as runs' and sinks' are.
+ */
 static int ktg_nic_rq_alloc(struct ktg_nic *nic, struct ktg_nic_rq *rq)
 {
 	struct page_pool_params pp = {
@@ -768,18 +772,25 @@ static int ktg_nic_rq_alloc(struct ktg_nic *nic, struct ktg_nic_rq *rq)
 		.pool_size	= nic->rx_ring,
 		.nid		= NUMA_NO_NODE,
 	};
+	u64 bytes = (u64)nic->rx_ring << PAGE_SHIFT;
+	int err;
 
+	err = ktg_mem_charge(bytes);
+	if (err)
+		return err;
 	ktg_page_pool_set_netdev(&pp, nic->dev);
 	rq->desc = kvcalloc(nic->rx_ring, sizeof(*rq->desc), GFP_KERNEL);
-	if (!rq->desc)
+	if (!rq->desc) {
+		ktg_mem_uncharge(bytes);
 		return -ENOMEM;
+	}
 	rq->pool = page_pool_create(&pp);
 	if (IS_ERR(rq->pool)) {
-		int err = PTR_ERR(rq->pool);
-
+		err = PTR_ERR(rq->pool);
 		rq->pool = NULL;
 		kvfree(rq->desc);
 		rq->desc = NULL;
+		ktg_mem_uncharge(bytes);
 		return err;
 	}
 	rq->mask = nic->rx_ring - 1;
@@ -904,7 +915,11 @@ err:
 
 static int ktg_nic_open(struct net_device *dev)
 {
-	return ktg_nic_up(netdev_priv(dev));
+	int err = ktg_nic_up(netdev_priv(dev));
+
+	if (err == -ENOSPC)
+		netdev_warn(dev, "its rings' pages exceed ktgen's buffer budget (ktgen config)\n");
+	return err;
 }
 
 static int ktg_nic_stop(struct net_device *dev)
@@ -943,7 +958,12 @@ static int ktg_nic_reconfigure(struct ktg_nic *nic, u32 channels, u32 rx_ring,
 			netif_tx_wake_all_queues(dev);
 			return 0;
 		}
-		NL_SET_ERR_MSG_MOD(extack, "cannot allocate the new rings: old settings restored");
+		if (err == -ENOSPC)
+			NL_SET_ERR_MSG_MOD(extack,
+					   "the new rings' pages exceed ktgen's buffer budget (ktgen config): old settings restored");
+		else
+			NL_SET_ERR_MSG_MOD(extack,
+					   "cannot allocate the new rings: old settings restored");
 	}
 	nic->rx_ring = old_rx;
 	nic->tx_ring = old_tx;

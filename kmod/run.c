@@ -8,6 +8,7 @@
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -17,6 +18,8 @@
 
 #define KTG_DEFAULT_TIME_MS	10000
 #define KTG_RX_SETTLE		(2 * HZ)
+/* how long a copy from user memory may wait once the run should end */
+#define KTG_UNSTICK_GRACE	HZ
 
 /*
  * A run's cookie names it on the wire, and a sink credits the run of its
@@ -93,6 +96,14 @@ static int ktg_run_worker(void *arg)
 			active |= f->state != KTG_FLOW_DONE;
 			blocked |= f->stage_blocked;
 			cond_resched();
+		}
+		/* Interrupted in user memory (ktg_run_unstick_work()): what
+		 * it still had to do cannot be done.
+		 */
+		if (active && signal_pending(current)) {
+			f = list_first_entry(&w->items, struct ktg_flow, node);
+			ktg_run_flow_failed(run, f, -EINTR);
+			break;
 		}
 		/* Woken by write space, data or a state change; a short
 		 * timeout bounds how late a time limit is noticed, and
@@ -185,6 +196,29 @@ static void ktg_run_interval_work(struct work_struct *work)
 			   next_ms > 0 ? msecs_to_jiffies(next_ms) : 0);
 }
 
+/*
+ * tx user: a worker whose copy from the requester's memory has waited
+ * longer than KTG_UNSTICK_GRACE once the run should end (stopped, failed,
+ * out of time) is interrupted: a fault nobody serves would otherwise keep
+ * the run, and whoever waits for it (a delete of the namespace, rmmod),
+ * for ever. Every KTG_UNSTICK_GRACE while workers are left; the done work
+ * cancels it before the workers go.
+ */
+static void ktg_run_unstick_work(struct work_struct *work)
+{
+	struct ktg_run *run = container_of(to_delayed_work(work), struct ktg_run,
+					   unstick_work);
+	/* the workers started so far (pairs with ktg_run_start()'s release) */
+	u32 i, n = smp_load_acquire(&run->nworkers);
+
+	if (!atomic_read(&run->workers_left))
+		return;
+	if (READ_ONCE(run->stop) || ktime_after(ktime_get(), run->deadline))
+		for (i = 0; i < n; i++)
+			ktg_worker_unstick(&run->workers[i], KTG_UNSTICK_GRACE);
+	queue_delayed_work(ktg_wq, &run->unstick_work, KTG_UNSTICK_GRACE);
+}
+
 static void ktg_run_put_mm(struct ktg_run *run)
 {
 	if (run->mm) {
@@ -217,6 +251,7 @@ static void ktg_run_done_work(struct work_struct *work)
 
 	cancel_delayed_work_sync(&run->interval_work);
 	cancel_delayed_work_sync(&run->window_work);
+	cancel_delayed_work_sync(&run->unstick_work);
 
 	/* Not closed by the flows when they failed before sending. */
 	ktg_cpu_acct_stop(&run->cpu);
@@ -335,6 +370,8 @@ void ktg_run_start(struct ktg_run *run)
 	if (run->p.interval_ms)
 		queue_delayed_work(ktg_wq, &run->interval_work,
 				   msecs_to_jiffies(run->p.interval_ms));
+	if (run->mm)
+		queue_delayed_work(ktg_wq, &run->unstick_work, KTG_UNSTICK_GRACE);
 	cpu = cpumask_first(run->p.cpus);
 	for (i = 0; i < n; i++) {
 		err = ktg_worker_start(&run->workers[i], cpu, ktg_run_worker,
@@ -426,6 +463,7 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 	INIT_WORK(&run->done_work, ktg_run_done_work);
 	INIT_DELAYED_WORK(&run->interval_work, ktg_run_interval_work);
 	INIT_DELAYED_WORK(&run->window_work, ktg_run_window_work);
+	INIT_DELAYED_WORK(&run->unstick_work, ktg_run_unstick_work);
 	init_completion(&run->done);
 	if (!p->time_ms && !p->bytes && !p->msgs)
 		run->p.time_ms = KTG_DEFAULT_TIME_MS;

@@ -135,6 +135,7 @@ struct ktg_run {
 	struct work_struct	done_work;
 	struct delayed_work	interval_work;
 	struct delayed_work	window_work;	/* opens it after the warmup */
+	struct delayed_work	unstick_work;	/* tx user: see run.c */
 	ktime_t			wstart;		/* the window opened (0: not yet) */
 	u64			rx_bytes0;
 	u64			rx_msgs0;

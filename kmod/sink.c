@@ -1017,19 +1017,62 @@ static int ktg_sink_udp_worker(void *arg)
 
 /* --- life cycle --- */
 
+/* The families a bound socket serves. */
+static u8 ktg_sink_served(struct ktg_sink *sink, bool v6only)
+{
+	const struct sockaddr_storage *ss = &sink->p.addr;
+
+	if (ss->ss_family == AF_INET)
+		return KTG_FAMILY_IPV4;
+	if (ipv6_addr_any(&((const struct sockaddr_in6 *)ss)->sin6_addr))
+		return v6only ? KTG_FAMILY_IPV6 : KTG_FAMILY_IPV4 | KTG_FAMILY_IPV6;
+	if (ipv6_addr_v4mapped(&((const struct sockaddr_in6 *)ss)->sin6_addr))
+		return KTG_FAMILY_IPV4;
+	return KTG_FAMILY_IPV6;
+}
+
+/* Without an address the sink takes the IPv6 wildcard (p->addr says so)
+ * and sets IPV6_V6ONLY itself, so that net.ipv6.bindv6only does not
+ * choose its families: off unless ipv6 alone was asked for. Where IPv6 is
+ * not available and no family was asked for, the IPv4 wildcard.
+ */
 static int ktg_sink_socket(struct ktg_net *kn, struct ktg_sink *sink,
 			   struct netlink_ext_ack *extack)
 {
 	struct ktg_sink_params *p = &sink->p;
-	int family = p->addr.ss_family;
 	bool tcp = p->proto == KTGEN_PROTO_TCP;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&p->addr;
+	bool wild6 = p->addr.ss_family == AF_INET6 && ipv6_addr_any(&sin6->sin6_addr);
+	int v6only = p->families == KTG_FAMILY_IPV6;
 	int err;
 
-	err = sock_create_kern(kn->net, family, tcp ? SOCK_STREAM : SOCK_DGRAM,
+	err = sock_create_kern(kn->net, p->addr.ss_family, tcp ? SOCK_STREAM : SOCK_DGRAM,
 			       tcp ? IPPROTO_TCP : IPPROTO_UDP, &sink->sock);
+	if (err == -EAFNOSUPPORT && wild6 && !p->families) {
+		__be16 port = sin6->sin6_port;
+		struct sockaddr_in *sin = (struct sockaddr_in *)&p->addr;
+
+		memset(&p->addr, 0, sizeof(p->addr));
+		sin->sin_family = AF_INET;
+		sin->sin_port = port;
+		wild6 = false;
+		err = sock_create_kern(kn->net, AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM,
+				       tcp ? IPPROTO_TCP : IPPROTO_UDP, &sink->sock);
+	}
 	if (err) {
-		NL_SET_ERR_MSG(extack, "cannot create the socket");
+		if (err == -EAFNOSUPPORT)
+			NL_SET_ERR_MSG(extack, "IPv6 is not available here");
+		else
+			NL_SET_ERR_MSG(extack, "cannot create the socket");
 		return err;
+	}
+	if (wild6) {
+		err = sink->sock->ops->setsockopt(sink->sock, SOL_IPV6, IPV6_V6ONLY,
+						  KERNEL_SOCKPTR(&v6only), sizeof(v6only));
+		if (err) {
+			NL_SET_ERR_MSG(extack, "the socket refused IPV6_V6ONLY");
+			goto err_release;
+		}
 	}
 	sock_set_reuseaddr(sink->sock->sk);
 	if (p->rcvbuf)
@@ -1059,6 +1102,7 @@ static int ktg_sink_socket(struct ktg_net *kn, struct ktg_sink *sink,
 			goto err_release;
 		}
 	}
+	p->families = ktg_sink_served(sink, wild6 && v6only);
 	return 0;
 
 err_release:
@@ -1486,6 +1530,8 @@ int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink, bool secret)
 	    nla_put_u32(msg, KTGEN_A_SINK_MAX_CONNS, sink->p.max_conns) ||
 	    nla_put_u32(msg, KTGEN_A_SINK_IDLE_MS, sink->p.idle_ms) ||
 	    (sink->p.detach && nla_put_flag(msg, KTGEN_A_SINK_DETACH)) ||
+	    ((sink->p.families & KTG_FAMILY_IPV4) && nla_put_flag(msg, KTGEN_A_SINK_IPV4)) ||
+	    ((sink->p.families & KTG_FAMILY_IPV6) && nla_put_flag(msg, KTGEN_A_SINK_IPV6)) ||
 	    ktg_rx_stats_fill(msg, KTGEN_A_SINK_RX, &sink->stats, U64_MAX))
 		return -EMSGSIZE;
 	return 0;

@@ -9,10 +9,15 @@
  * A worker given an address space (tx/rx user) adopts it for its whole
  * life, as vhost workers do, so that its sockets copy from or to user
  * memory with the stack's own user copies. Its owner holds the address
- * space (mm_users) until the worker has stopped.
+ * space (mm_users) until the worker has stopped. A fault on that memory
+ * may wait for ever (a userfaultfd nobody reads, a FUSE server that does
+ * not answer): such a worker takes SIGKILL, the one thing that ends the
+ * wait (the copy fails with EFAULT), from its stop or its owner's
+ * ktg_worker_unstick().
  */
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/stat.h>
 #include <net/sock.h>
 
@@ -52,8 +57,10 @@ static int ktg_worker_main(void *arg)
 	struct ktg_worker *w = arg;
 	int ret;
 
-	if (w->mm)
+	if (w->mm) {
+		allow_signal(SIGKILL);
 		kthread_use_mm(w->mm);
+	}
 	ret = w->fn(w);
 	if (w->mm)
 		kthread_unuse_mm(w->mm);
@@ -78,11 +85,32 @@ int ktg_worker_start(struct ktg_worker *w, int cpu, int (*fn)(void *),
 	return 0;
 }
 
-/* Waits for the worker to leave its loop (it parks until told to stop). */
+/* Interrupts a wait in user memory. The worker's task is its owner's
+ * until ktg_worker_stop() has returned.
+ */
+static void ktg_worker_interrupt(struct ktg_worker *w)
+{
+	if (w->mm && w->task)
+		send_sig(SIGKILL, w->task, 1);
+}
+
+/* A worker in user memory for longer than @grace jiffies is interrupted. */
+void ktg_worker_unstick(struct ktg_worker *w, unsigned long grace)
+{
+	unsigned long since = READ_ONCE(w->uaccess_since);
+
+	if (since && time_after(jiffies, since + grace))
+		ktg_worker_interrupt(w);
+}
+
+/* Waits for the worker to leave its loop (it parks until told to stop);
+ * one in user memory is interrupted first.
+ */
 void ktg_worker_stop(struct ktg_worker *w)
 {
 	if (!w->task)
 		return;
+	ktg_worker_interrupt(w);
 	kthread_stop(w->task);
 	/* only the worker arms it: it stays off now */
 	hrtimer_cancel(&w->timer);
@@ -156,11 +184,13 @@ void ktg_worker_idle(struct ktg_worker *w, bool busy, long timeout)
 	ktg_worker_sleep(w, timeout);
 }
 
-/* The end of a worker's loop: wait for ktg_worker_stop(). */
+/* The end of a worker's loop: wait for ktg_worker_stop(), deaf to a
+ * signal already taken.
+ */
 void ktg_worker_park(void)
 {
 	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
+		set_current_state(TASK_IDLE);
 		if (kthread_should_stop())
 			break;
 		schedule();

@@ -9,6 +9,7 @@ set -euo pipefail
 pkgs=(
 	build-essential pkg-config libmnl-dev		# CLI
 	bc bison flex libelf-dev libssl-dev dwarves	# kernel and module builds
+	openssl						# module signing (tests/unit/build.sh)
 	kmod cpio xz-utils zstd rsync debootstrap	# kernel fetch, initramfs, chroots
 	qemu-system-x86 busybox-static iproute2 ethtool	# VM test lane
 	python3-yaml python3-jsonschema			# YNL generator, JSON schema

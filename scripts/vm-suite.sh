@@ -46,8 +46,14 @@ mkdir -p "$out"
 echo "$KVER" >"$out/kernel"
 scale=1
 [ -n "${KDEBUG:-}" ] && scale=10
-mapfile -t cases < <(KTGEN_SMOKE=$smoke KTGEN_TIME_SCALE=$scale "$top/tests/vm/run.sh" --list "$filter")
-echo "# $lane: kernel $KVER, ${#cases[@]} ${smoke:+smoke }cases${KTGEN_CASE_BUDGET:+, a budget of $KTGEN_CASE_BUDGET s to start them in}"
+budget=${KTGEN_CASE_BUDGET:-}
+# The plan: with a budget, each case's cost and whether this turn of the
+# rotation owes it (run.sh).
+mapfile -t plan < <(KTGEN_SMOKE=$smoke KTGEN_TIME_SCALE=$scale KTGEN_CASE_BUDGET="$budget" \
+	KTGEN_ROTATION="${KTGEN_ROTATION:-0}" "$top/tests/vm/run.sh" --list "$filter")
+cases=("${plan[@]%% *}")
+owed=$(printf '%s\n' "${plan[@]}" | awk '$3 == "owed" { n++; s += $2 } END { printf "%d cases, ~%d s", n, s }')
+echo "# $lane: kernel $KVER, ${#cases[@]} ${smoke:+smoke }cases${budget:+; owed in this turn: $owed; a budget of $budget s for them and what more fits}"
 set +e
 # A hung guest must not eat the CI budget: whatever has not run by then
 # counts as failed. A guest that booted with lockdep already off (75), or
@@ -56,10 +62,14 @@ set +e
 limit=3000
 [ -n "$smoke" ] && limit=900
 [ $scale -gt 1 ] && limit=5400
-# A case budget (run.sh): the guest's limit is the budget plus its boot,
-# the case that was running when the budget ran out, and the final cases.
-budget=${KTGEN_CASE_BUDGET:-}
-[ -n "$budget" ] && limit=$((budget + 1200))
+# A case budget (run.sh): the guest's limit is the budget (or what the
+# owed cases are expected to take, if more) plus 20 min for its boot and
+# the distance between a case's expected and actual time.
+if [ -n "$budget" ]; then
+	need=$(printf '%s\n' "${plan[@]}" | awk '$3 == "owed" { s += $2 } END { print s + 0 }')
+	[ "$need" -lt "$budget" ] && need=$budget
+	limit=$((need + 1200))
+fi
 for attempt in 1 2; do
 	KTGEN_VM_QUIET=${KTGEN_VM_QUIET-1} "$here/vm-run.sh" -k "$kenv" -o "$out" -t $limit -- \
 		env KTGEN="$top/tools/build/san/ktgen" KTGEN_KO="$ko" KTGEN_NLRAW="$top/tests/build/nlraw" \
@@ -69,6 +79,7 @@ for attempt in 1 2; do
 		KTGEN_NLFAULT="$top/tests/build/nlfault" KTGEN_NLFUZZ="$top/tests/build/nlfuzz" \
 		KTGEN_TIME_SCALE=$scale KTGEN_SMOKE=$smoke KTGEN_KTAP=/mnt/out/ktap \
 		KTGEN_CASE_BUDGET="$budget" KTGEN_ROTATION="${KTGEN_ROTATION:-0}" \
+		KTGEN_DEFER_OWED="${KTGEN_DEFER_OWED:-}" \
 		KTGEN_SSHD_ROOT="$sshd_root" \
 		KTGEN_RECORD=/mnt/out/record \
 		"$top/tests/vm/run.sh" "$filter" >/dev/null
@@ -98,6 +109,19 @@ if [ $ran -lt ${#cases[@]} ]; then
 	echo "# $lane: $(( ${#cases[@]} - ran )) cases never ran (guest status $rc); console tail:"
 	tail -n 40 "$out/console.log" | sed 's/^/#   /'
 	failed=$(( ${#cases[@]} - passed - skipped ))
+fi
+# Every case this turn owes (run.sh) must have started: core cases run in
+# every make check, the slice whose turn it is with them.
+if [ -n "$budget" ] && [ -e "$out/ktap" ]; then
+	for p in "${plan[@]}"; do
+		read -r c _ o <<<"$p"
+		[ "$o" = owed ] || continue
+		if ! grep -Eq "^(not )?ok [0-9]+ $c( |\$)" "$out/ktap" ||
+		   grep -Eq "^ok [0-9]+ $c # SKIP not started" "$out/ktap"; then
+			echo "not ok - $c # owed in this turn (core or due) and not started"
+			failed=$((failed + 1))
+		fi
+	done
 fi
 # The whole console, scanned again here: a report that a wrapped log
 # buffer hid from the guest's scan fails the lane.

@@ -6,7 +6,7 @@
  *            [threshold PCT] [bisect] -- run TEST ...
  *   ktgen run TEST ... repeat N [confidence LEVEL,WIDTH]
  *   ktgen diff BASE.json NEW.json [metric M] [gate M,...] [alpha A]
- *              [threshold PCT] [variant a|b] [save]
+ *              [threshold PCT] [variant a|b] [save] [force]
  *
  * Each sample is a whole `ktgen -j run` of this binary, so a variant's
  * knobs are applied and put back by the run itself, and a sample is the
@@ -15,13 +15,17 @@
  * ratios; diff judges a new sample against a baseline that keeps several
  * sessions' samples, so that the variance between boots is in the test.
  */
+#include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "json.h"
@@ -29,8 +33,14 @@
 #include "print.h"
 #include "stats.h"
 
-/* A figure of a run document: the window's when the run had a warm-up,
- * else the run's; a peer's when the sink was on another host.
+/*
+ * A figure of a run document: the window's when the run had a warm-up,
+ * else the run's; a peer's when the sink was on another host. A built-in
+ * name has its paths ('/'-separated keys, the first present wins) and
+ * direction; a rate divides by a duration (@per, scaled by @per_scale).
+ * Any other value of the document is a metric too, named by its path
+ * (json_path's syntax) and a direction, "PATH:higher" or "PATH:lower";
+ * any percentile the run asked for is "pN" (latency.percentiles_ns).
  */
 struct metric {
 	const char	*name;
@@ -38,11 +48,22 @@ struct metric {
 	bool		higher_better;
 	const char	*unit;		/* text: value / scale unit */
 	double		scale;
+	const char	*per[3];	/* a rate: divided by this, times per_scale */
+	double		per_scale;
+	const char	*jpath;		/* PATH:higher|lower: json_path() */
 };
 
-static const struct metric metrics[] = {
+#define MAX_METRICS	48
+#define MAX_GATES	8
+#define METRIC_NAME	128
+
+static struct metric metrics[MAX_METRICS] = {
 	{ "tx_bps",	{ "window/tx_bps", "tx_bps" },	true,	"Mbit/s", 1e6 },
 	{ "rx_bps",	{ "window/rx_bps", "rx_bps", "peer/window/rx_bps" }, true, "Mbit/s", 1e6 },
+	{ "tx_pps",	{ "window/tx_msgs", "tx/msgs" }, true,	"kpps", 1e3,
+			{ "window/duration_ns", "duration_ns" }, 1e9 },
+	{ "rx_pps",	{ "window/rx_msgs", "rx/msgs" }, true,	"kpps", 1e3,
+			{ "window/duration_ns", "duration_ns" }, 1e9 },
 	{ "tps",	{ "latency/tps" },		true,	"/s", 1 },
 	{ "p50",	{ "latency/percentiles_ns/p50" }, false, "us", 1e3 },
 	{ "p90",	{ "latency/percentiles_ns/p90" }, false, "us", 1e3 },
@@ -52,38 +73,114 @@ static const struct metric metrics[] = {
 	{ "run_us_per_kb", { "cpu/run/us_per_kb" },	false,	"us/KB", 1 },
 	{ "other_us_per_kb", { "cpu/other/us_per_kb" }, false,	"us/KB", 1 },
 	{ "peer_us_per_kb", { "peer/cpu/us_per_kb" },	false,	"us/KB", 1 },
+	{ "run_cycles_per_byte", { "cpu/run/cycles_per_byte" }, false, "cycles/B", 1 },
+	{ "other_cycles_per_byte", { "cpu/other/cycles_per_byte" }, false, "cycles/B", 1 },
+	{ "retrans",	{ "tx/retrans" },		false,	"", 1 },
+	{ "lost",	{ "rx/lost" },			false,	"", 1 },
+	{ "verify_errors", { "rx/verify_errors" },	false,	"", 1 },
+	{ "timeouts",	{ "latency/timeouts" },		false,	"", 1 },
 };
 
-#define NMETRICS	ARRAY_SIZE(metrics)
-#define MAX_GATES	8
+/* The built-in ones; then those a command line named, in the order named. */
+#define NBUILTIN	19
+static size_t nmetrics = NBUILTIN;
+static char metric_names[MAX_METRICS][METRIC_NAME];
+static char metric_paths[MAX_METRICS][METRIC_NAME];
 
+#define NMETRICS	nmetrics
+
+/* "pN" for 0 < N < 100 (a percentile a run may ask for): true. */
+static bool percentile_name(const char *name)
+{
+	char *end;
+	double v;
+
+	if (name[0] != 'p' || !isdigit((unsigned char)name[1]))
+		return false;
+	v = strtod(name + 1, &end);
+	return !*end && v > 0 && v < 100 && strspn(name + 1, "0123456789.") == strlen(name + 1);
+}
+
+/* The metric of that name: a built-in one, one named before, or a new
+ * percentile or PATH:higher|lower one. NULL for anything else.
+ */
 static const struct metric *metric_find(const char *name)
 {
+	const char *colon = strrchr(name, ':');
+	struct metric *m;
 	size_t i;
 
-	for (i = 0; i < NMETRICS; i++)
+	for (i = 0; i < nmetrics; i++)
 		if (!strcmp(metrics[i].name, name))
 			return &metrics[i];
-	return NULL;
+	if (nmetrics == MAX_METRICS || strlen(name) >= METRIC_NAME)
+		return NULL;
+	m = &metrics[nmetrics];
+	memset(m, 0, sizeof(*m));
+	snprintf(metric_names[nmetrics], METRIC_NAME, "%s", name);
+	m->name = metric_names[nmetrics];
+	if (percentile_name(name)) {
+		snprintf(metric_paths[nmetrics], METRIC_NAME, "latency/percentiles_ns/%s", name);
+		m->paths[0] = metric_paths[nmetrics];
+		m->unit = "us";
+		m->scale = 1e3;
+	} else if (colon && colon > name &&
+		   (!strcmp(colon, ":higher") || !strcmp(colon, ":lower"))) {
+		snprintf(metric_paths[nmetrics], METRIC_NAME, "%.*s", (int)(colon - name), name);
+		m->jpath = metric_paths[nmetrics];
+		m->higher_better = !strcmp(colon, ":higher");
+		m->unit = "";
+		m->scale = 1;
+	} else {
+		return NULL;
+	}
+	nmetrics++;
+	return m;
+}
+
+/* The number at a '/'-separated path; NAN when there is none. */
+static double doc_number(const struct json *doc, const char *p)
+{
+	char path[METRIC_NAME], *seg, *save = NULL;
+	const struct json *n = doc;
+	double v;
+
+	snprintf(path, sizeof(path), "%s", p);
+	for (seg = strtok_r(path, "/", &save); seg && n; seg = strtok_r(NULL, "/", &save))
+		n = json_get(n, seg);
+	return n && !json_number(n, &v) ? v : NAN;
 }
 
 /* The value of @m in a run document; NAN when it has none. */
 static double metric_value(const struct metric *m, const struct json *doc)
 {
 	size_t i;
+	double v;
 
+	if (m->jpath)
+		return json_number(json_path(doc, m->jpath), &v) ? NAN : v;
 	for (i = 0; i < ARRAY_SIZE(m->paths) && m->paths[i]; i++) {
-		char path[64], *seg, *save = NULL;
-		const struct json *n = doc;
-		double v;
+		v = doc_number(doc, m->paths[i]);
+		if (isnan(v))
+			continue;
+		if (m->per[i]) {
+			double d = doc_number(doc, m->per[i]);
 
-		snprintf(path, sizeof(path), "%s", m->paths[i]);
-		for (seg = strtok_r(path, "/", &save); seg && n; seg = strtok_r(NULL, "/", &save))
-			n = json_get(n, seg);
-		if (n && !json_number(n, &v))
-			return v;
+			v = d > 0 ? v / d * m->per_scale : NAN;
+		}
+		return v;
 	}
 	return NAN;
+}
+
+int ab_metric_value(const char *name, const struct json *doc, double *v)
+{
+	const struct metric *m = metric_find(name);
+
+	if (!m)
+		return -ENOENT;
+	*v = metric_value(m, doc);
+	return isnan(*v) ? -ENODATA : 0;
 }
 
 /* The default: receiver throughput for UDP streams (what arrives),
@@ -105,6 +202,10 @@ struct judge {
 	double		threshold;	/* relative, 0.05 = 5 % */
 	const struct metric *m[MAX_GATES + 1];	/* [0] primary */
 	size_t		nm;
+	const struct metric *show[MAX_GATES];	/* summarized, not judged */
+	size_t		nshow;
+	bool		show_all;	/* repeat: every metric the runs had */
+	bool		keep_going;	/* jobs: a run that failed twice is left out */
 	bool		bisect;
 };
 
@@ -174,26 +275,42 @@ int bisect_exit(int ret)
 	}
 }
 
-/* "gate M,M": further metrics, judged with Holm's correction. */
-static int parse_gates(struct judge *j, const char *list)
+/* "M,M,...": metrics appended to @m, @n of them there so far, at most
+ * @max; messages name the keyword @what.
+ */
+static int parse_metric_list(const char *what, const char *list, const struct metric **m,
+			     size_t *n, size_t max)
 {
-	char buf[256], *tok, *save = NULL;
+	char buf[512], *tok, *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct metric *m = metric_find(tok);
+		const struct metric *one = metric_find(tok);
 
-		if (!m) {
-			usage_error("gate: unknown metric '%s'", tok);
+		if (!one) {
+			usage_error("%s: unknown metric '%s' (a name, pN or PATH:higher|lower)",
+				    what, tok);
 			return -1;
 		}
-		if (j->nm > MAX_GATES) {
-			usage_error("gate: at most %d metrics", MAX_GATES);
+		if (*n == max) {
+			usage_error("%s: at most %zu metrics", what, max);
 			return -1;
 		}
-		j->m[j->nm++] = m;
+		m[(*n)++] = one;
 	}
 	return 0;
+}
+
+/* "gate M,M": further metrics after the primary one, judged with it
+ * (Holm-corrected).
+ */
+static int parse_gates(struct judge *j, const char *list)
+{
+	size_t n = j->nm - 1;
+	int err = parse_metric_list("gate", list, j->m + 1, &n, MAX_GATES);
+
+	j->nm = n + 1;
+	return err;
 }
 
 /* The options a verdict takes, shared by ab and diff; words taken or 0. */
@@ -211,7 +328,7 @@ static int judge_arg(struct judge *j, int argc, char **argv, const char **metric
 		return 0;
 	if (!strcmp(argv[0], "metric")) {
 		if (!metric_find(argv[1])) {
-			usage_error("metric: one of tx_bps, rx_bps, tps, p50, p90, p99, p99.9, mean_ns, run_us_per_kb, other_us_per_kb, peer_us_per_kb; not '%s'",
+			usage_error("metric: a name (tx_bps, rx_bps, tx_pps, rx_pps, tps, pN, mean_ns, run_us_per_kb, other_us_per_kb, peer_us_per_kb, run_cycles_per_byte, other_cycles_per_byte, retrans, lost, verify_errors, timeouts) or PATH:higher|lower; not '%s'",
 				    argv[1]);
 			return -1;
 		}
@@ -293,7 +410,7 @@ static void print_samples(const double *x, size_t n)
 
 /* The metrics of a CSV's columns; none chosen: all of them. */
 struct columns {
-	const struct metric	*m[NMETRICS];
+	const struct metric	*m[MAX_METRICS];
 	size_t			n;
 };
 
@@ -303,7 +420,7 @@ static int parse_columns(struct columns *c, const char *list)
 
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!metric_find(tok) || c->n == NMETRICS) {
+		if (!metric_find(tok) || c->n == MAX_METRICS) {
 			usage_error("columns: unknown metric '%s'", tok);
 			return -1;
 		}
@@ -329,11 +446,13 @@ static void csv_values(double * const *x, size_t k, const struct columns *c)
 {
 	size_t i;
 
+	char buf[400];
+
 	for (i = 0; i < (c->n ? c->n : NMETRICS); i++) {
 		double v = x[c->n ? (size_t)(c->m[i] - metrics) : i][k];
 
 		if (isfinite(v))
-			printf(",%.17g", v);
+			printf(",%s", format_double(buf, sizeof(buf), v, true));
 		else
 			printf(",");
 	}
@@ -354,11 +473,23 @@ static int csv_arg(bool *csv, struct columns *c, int argc, char **argv)
 }
 
 /* The words ab and sweep share: a verdict's options, then csv's. */
+/* "show M,...": metrics summarized besides the judged ones. */
+static int parse_show(struct judge *j, const char *list)
+{
+	return parse_metric_list("show", list, j->show, &j->nshow, MAX_GATES);
+}
+
 static int job_arg(struct judge *j, bool *csv, struct columns *c, int argc, char **argv,
 		   const char **metric, const char **gates)
 {
 	int n = judge_arg(j, argc, argv, metric, gates);
 
+	if (!n && argc >= 2 && !strcmp(argv[0], "show"))
+		return parse_show(j, argv[1]) ? -1 : 2;
+	if (!n && !strcmp(argv[0], "keep-going")) {
+		j->keep_going = true;
+		return 1;
+	}
 	return n ? n : csv_arg(csv, c, argc, argv);
 }
 
@@ -430,13 +561,134 @@ static int split_words(const char *s, char ***words, int *n)
 	return 0;
 }
 
+/*
+ * What a job measured, from its first run's document: the test and its
+ * shape, which two documents must share for a comparison of them to mean
+ * anything, and where it ran, whose differences a diff shows (often the
+ * point: a new kernel, driver or firmware).
+ */
+#define JOB_DEVICES	16
+
+struct job {
+	bool		known;
+	char		test[16], tx_mode[16];
+	uint64_t	size, flows, req, resp, gso;	/* 0: none */
+	char		kernel[128], cpu_model[128], module[64], cli[64];
+	struct {
+		char	name[32], driver[64], driver_version[64], firmware[96];
+	} dev[JOB_DEVICES];
+	size_t		ndev;
+};
+
+static const struct {
+	const char	*key;
+	size_t		off;
+} job_shape[] = {
+	{ "size",	offsetof(struct job, size) },
+	{ "flows",	offsetof(struct job, flows) },
+	{ "req_size",	offsetof(struct job, req) },
+	{ "resp_size",	offsetof(struct job, resp) },
+	{ "gso",	offsetof(struct job, gso) },
+};
+
+static void job_str(char *dst, size_t len, const struct json *j)
+{
+	const char *s = json_string(j);
+
+	snprintf(dst, len, "%s", s ? s : "");
+}
+
+/* From a run document, or from a job record (the same keys, and its
+ * environment's under "environment").
+ */
+static void job_read(struct job *jb, const struct json *doc)
+{
+	const struct json *env = json_get(doc, "environment"), *devs;
+	size_t i;
+
+	memset(jb, 0, sizeof(*jb));
+	job_str(jb->test, sizeof(jb->test), json_get(doc, "test"));
+	if (!jb->test[0])
+		return;
+	jb->known = true;
+	job_str(jb->tx_mode, sizeof(jb->tx_mode), json_get(doc, "tx_mode"));
+	for (i = 0; i < ARRAY_SIZE(job_shape); i++)
+		json_u64(json_get(doc, job_shape[i].key),
+			 (uint64_t *)((char *)jb + job_shape[i].off));
+	job_str(jb->kernel, sizeof(jb->kernel), json_get(env, "kernel"));
+	job_str(jb->cpu_model, sizeof(jb->cpu_model), json_get(env, "cpu_model"));
+	job_str(jb->cli, sizeof(jb->cli), json_get(env, "ktgen_cli"));
+	job_str(jb->module, sizeof(jb->module), json_path(env, "module.version"));
+	devs = json_get(env, "devices");
+	for (i = 0; devs && devs->type == JSON_OBJECT && i < devs->len &&
+	     jb->ndev < JOB_DEVICES; i++) {
+		const struct json *d = &devs->items[i];
+
+		snprintf(jb->dev[jb->ndev].name, sizeof(jb->dev[0].name), "%s", d->key);
+		job_str(jb->dev[jb->ndev].driver, sizeof(jb->dev[0].driver),
+			json_get(d, "driver"));
+		job_str(jb->dev[jb->ndev].driver_version, sizeof(jb->dev[0].driver_version),
+			json_get(d, "driver_version"));
+		job_str(jb->dev[jb->ndev].firmware, sizeof(jb->dev[0].firmware),
+			json_get(d, "firmware"));
+		jb->ndev++;
+	}
+}
+
+/* "job": what it measured and where, for diff (JSON only). */
+static void print_job(const struct job *jb)
+{
+	size_t i;
+
+	if (!jb->known)
+		return;
+	print_open_object("job");
+	print_string(PRINT_JSON, "test", NULL, jb->test);
+	if (jb->tx_mode[0])
+		print_string(PRINT_JSON, "tx_mode", NULL, jb->tx_mode);
+	for (i = 0; i < ARRAY_SIZE(job_shape); i++) {
+		uint64_t v = *(const uint64_t *)((const char *)jb + job_shape[i].off);
+
+		if (v)
+			print_u64(PRINT_JSON, job_shape[i].key, NULL, v);
+	}
+	print_open_object("environment");
+	print_string(PRINT_JSON, "kernel", NULL, jb->kernel);
+	print_string(PRINT_JSON, "cpu_model", NULL, jb->cpu_model);
+	print_string(PRINT_JSON, "ktgen_cli", NULL, jb->cli);
+	if (jb->module[0]) {
+		print_open_object("module");
+		print_string(PRINT_JSON, "version", NULL, jb->module);
+		print_close_object();
+	}
+	print_open_object("devices");
+	for (i = 0; i < jb->ndev; i++) {
+		print_open_object(jb->dev[i].name);
+		if (jb->dev[i].driver[0])
+			print_string(PRINT_JSON, "driver", NULL, jb->dev[i].driver);
+		if (jb->dev[i].driver_version[0])
+			print_string(PRINT_JSON, "driver_version", NULL,
+				     jb->dev[i].driver_version);
+		if (jb->dev[i].firmware[0])
+			print_string(PRINT_JSON, "firmware", NULL, jb->dev[i].firmware);
+		print_close_object();
+	}
+	print_close_object();
+	print_close_object();
+	print_close_object();
+}
+
 struct variant {
 	const char	*label;		/* as given */
 	char		**words;	/* run keywords and knobs */
 	int		nwords;
 	char		*pre, *post;	/* shell commands around each run */
-	double		*x[NMETRICS];	/* samples by metric */
+	double		*x[MAX_METRICS];	/* samples by metric */
 	size_t		n;
+	const char	*name;		/* in messages: "a", "b"; else label */
+	char		**warnings;	/* its runs', each once */
+	size_t		nwarnings;
+	struct job	job;		/* its first run's */
 };
 
 static int variant_parse(struct variant *v, const char *label, const char *s)
@@ -478,6 +730,85 @@ static void variant_free(struct variant *v)
 	free(v->post);
 	for (i = 0; i < NMETRICS; i++)
 		free(v->x[i]);
+	for (i = 0; i < v->nwarnings; i++)
+		free(v->warnings[i]);
+	free(v->warnings);
+}
+
+/* Kinds of warning a variant keeps: more is noise. */
+#define VARIANT_WARNINGS	64
+
+/* Two warnings of one kind: the same words, whatever their numbers. */
+static bool warning_same(const char *a, const char *b)
+{
+	for (;;) {
+		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+			a += strspn(a, "0123456789.");
+			b += strspn(b, "0123456789.");
+			continue;
+		}
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+		a++;
+		b++;
+	}
+}
+
+/*
+ * The warnings of a run of @v (its own and its environment's) of a kind
+ * no run of @v had before: to stderr now, once, and kept for the job's
+ * document, where a comparison that could not show a difference says why.
+ */
+static void variant_warnings(struct variant *v, const struct json *doc)
+{
+	static const char * const paths[] = { "warnings", "environment.preflight.warnings" };
+	size_t p, i, k;
+
+	for (p = 0; p < ARRAY_SIZE(paths); p++) {
+		const struct json *list = json_path(doc, paths[p]);
+
+		for (i = 0; list && list->type == JSON_ARRAY && i < list->len; i++) {
+			const char *w = json_string(json_index(list, i));
+			char **more;
+
+			if (!w)
+				continue;
+			for (k = 0; k < v->nwarnings && !warning_same(v->warnings[k], w); k++)
+				;
+			if (k < v->nwarnings || v->nwarnings >= VARIANT_WARNINGS)
+				continue;
+			more = realloc(v->warnings, (v->nwarnings + 1) * sizeof(char *));
+			if (!more)
+				continue;
+			v->warnings = more;
+			more[v->nwarnings] = strdup(w);
+			if (!more[v->nwarnings])
+				continue;
+			v->nwarnings++;
+			if (v->name || *v->label)
+				fprintf(stderr, "ktgen: variant %s: warning: %s\n",
+					v->name ? v->name : v->label, w);
+			else
+				fprintf(stderr, "ktgen: warning: %s\n", w);
+		}
+	}
+}
+
+/* "warnings": what @v's runs warned of; text under the variant. */
+static void print_warnings(const struct variant *v)
+{
+	size_t i;
+
+	if (!v->nwarnings)
+		return;
+	print_open_array("warnings");
+	for (i = 0; i < v->nwarnings; i++) {
+		print_string(PRINT_JSON, NULL, NULL, v->warnings[i]);
+		print_text("  warning: %s\n", v->warnings[i]);
+	}
+	print_close_array();
 }
 
 /* A pre or post command; its output goes to stderr, so that stdout
@@ -572,6 +903,26 @@ out:
 	return doc;
 }
 
+/* The run @v's samples will be, checked by run's parser before the job's
+ * first run: a usage error names the variant.
+ */
+static int variant_check(const char *name, char **base, int nbase, const struct variant *v)
+{
+	char **argv = calloc(nbase + v->nwords, sizeof(char *)), what[96];
+	int i, k = 0, ret;
+
+	if (!argv)
+		return -1;
+	for (i = 1; i < nbase; i++)	/* base[0] is "run" */
+		argv[k++] = base[i];
+	for (i = 0; i < v->nwords; i++)
+		argv[k++] = v->words[i];
+	snprintf(what, sizeof(what), "variant %s", name);
+	ret = run_words_check(what, k, argv);
+	free(argv);
+	return ret;
+}
+
 /* One sample of @v into its arrays; -1 on an infrastructure failure. */
 static int sample(char **base, int nbase, struct variant *v, const struct judge *j)
 {
@@ -596,6 +947,9 @@ static int sample(char **base, int nbase, struct variant *v, const struct judge 
 		json_free(doc);
 		return -1;
 	}
+	variant_warnings(v, doc);
+	if (!v->job.known)
+		job_read(&v->job, doc);
 	for (i = 0; i < NMETRICS; i++) {
 		double *x = realloc(v->x[i], (v->n + 1) * sizeof(double));
 
@@ -621,6 +975,71 @@ static int sample(char **base, int nbase, struct variant *v, const struct judge 
 	return err;
 }
 
+/* What a job was asked, where and when it ran: its document's provenance
+ * (JSON only; what it measured with and on is each variant's job record).
+ */
+static void print_provenance(const char *cmd, int argc, char **argv, time_t start)
+{
+	char host[256] = "", when[32];
+	time_t end = time(NULL);
+	struct tm tm;
+	int i;
+
+	print_open_array("command");
+	print_string(PRINT_JSON, NULL, NULL, "ktgen");
+	print_string(PRINT_JSON, NULL, NULL, cmd);
+	for (i = 0; i < argc; i++)
+		print_string(PRINT_JSON, NULL, NULL, argv[i]);
+	print_close_array();
+	if (!gethostname(host, sizeof(host) - 1))
+		print_string(PRINT_JSON, "hostname", NULL, host);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&start, &tm));
+	print_string(PRINT_JSON, "start_time", NULL, when);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&end, &tm));
+	print_string(PRINT_JSON, "end_time", NULL, when);
+}
+
+/* A sample, once more when the run failed (a link that flapped, a peer's
+ * ssh that dropped): -1 when it failed twice, or on a signal.
+ */
+static int sample_retry(char **base, int nbase, struct variant *v, const struct judge *j)
+{
+	if (!sample(base, nbase, v, j))
+		return 0;
+	if (ab_signal)
+		return -1;
+	fprintf(stderr, "ktgen: run of variant %s failed: once more\n",
+		v->name ? v->name : *v->label ? v->label : "run");
+	return sample(base, nbase, v, j);
+}
+
+/* "; 2m10s left": the rest at the pace of what is done. */
+static const char *time_left(char *buf, size_t len, const struct timespec *t0, long done,
+			     long total)
+{
+	struct timespec now;
+	double left;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	left = (now.tv_sec - t0->tv_sec + (now.tv_nsec - t0->tv_nsec) / 1e9) / done *
+	       (total - done);
+	if (left >= 3600)
+		snprintf(buf, len, "; %ldh%02ldm left", (long)left / 3600, (long)left % 3600 / 60);
+	else
+		snprintf(buf, len, "; %ldm%02lds left", (long)left / 60, (long)left % 60);
+	return buf;
+}
+
+/* The primary metric of @v's last sample, as text. */
+static const char *last_value(char *buf, size_t len, const struct variant *v,
+			      const struct metric *m)
+{
+	double x = v->n ? v->x[m - metrics][v->n - 1] : NAN;
+
+	snprintf(buf, len, "%.6g%s%s", x / m->scale, *m->unit ? " " : "", m->unit);
+	return buf;
+}
+
 static const char *test_of(char **base, int nbase)
 {
 	return nbase >= 2 ? base[1] : "";
@@ -642,7 +1061,8 @@ static bool wants_bisect(int argc, char **argv, int from)
 static void ab_usage(FILE *f)
 {
 	fputs("Usage: ktgen ab repeat N a VARIANT b VARIANT [metric M] [gate M,...]\n"
-	      "                [alpha A] [threshold PCT] [bisect] [csv [columns M,...]]\n"
+	      "                [show M,...] [alpha A] [threshold PCT] [bisect] [keep-going]\n"
+	      "                [csv [columns M,...]]\n"
 	      "                -- run TEST ...\n"
 	      "A and B run interleaved in pairs (A B, B A, ...) N times each; each pair's\n"
 	      "log ratio B/A is tested (paired t-test, Wilcoxon signed-rank, a bootstrap\n"
@@ -652,15 +1072,23 @@ static void ab_usage(FILE *f)
 	      "  a \"knob kn1@ns priv-flag legacy-rx off\" b \"knob kn1@ns priv-flag legacy-rx on\"\n"
 	      "metric: the primary one (default: rx_bps for udp_stream, tx_bps for\n"
 	      "  tcp_stream, p99 for RR); gate: more metrics; with gates all are\n"
-	      "  Holm-corrected, intervals and MDE at alpha/metrics. Metrics: tx_bps,\n"
-	      "  rx_bps, tps, p50, p90, p99, p99.9, mean_ns, run_us_per_kb, other_us_per_kb,\n"
-	      "  peer_us_per_kb\n"
+	      "  Holm-corrected, intervals and MDE at alpha/metrics; show: more\n"
+	      "  metrics summarized, not judged. Metrics: tx_bps, rx_bps, tx_pps,\n"
+	      "  rx_pps, tps, pN (any percentile the run asks for), mean_ns,\n"
+	      "  run_us_per_kb, other_us_per_kb, peer_us_per_kb, run_cycles_per_byte,\n"
+	      "  other_cycles_per_byte, retrans, lost, verify_errors, timeouts, or any\n"
+	      "  value of the run's document as PATH:higher or PATH:lower (its JSON path\n"
+	      "  and which way is better), e.g. 'counters.snmp[\"Tcp.RetransSegs\"]:lower'.\n"
+	      "  A judged metric needs a positive value in every run.\n"
 	      "alpha: significance (default 0.05); threshold: the smallest change in %\n"
 	      "  that counts (default 5): a significant change beyond it in the worse\n"
 	      "  direction is a regression; no significant change while the minimum\n"
 	      "  detectable effect exceeds it is inconclusive.\n"
 	      "csv: a row per run on stdout (pair, variant, the metrics of columns,\n"
 	      "  default all), the text to stderr.\n"
+	      "A failed run is tried once more; failing again it ends the job (exit 4),\n"
+	      "or with keep-going its pair is left out. Each pair's values and the time\n"
+	      "left go to stderr as it goes.\n"
 	      "Exit: 0 no regression, 1 regression, 2 usage, 3 inconclusive,\n"
 	      "4 infrastructure error; bisect: 0, 1, 125 (skip) for git bisect run.\n", f);
 }
@@ -744,6 +1172,9 @@ static void print_metrics(const struct variant *v, const struct judge *j)
 			continue;
 		for (k = 0; k < j->nm; k++)
 			judged |= j->m[k] == m;
+		for (k = 0; k < j->nshow; k++)
+			judged |= j->show[k] == m;
+		judged |= j->show_all;
 		print_open_object(m->name);
 		print_bool(PRINT_JSON, "higher_is_better", NULL, m->higher_better);
 		print_samples(v->x[i], v->n);
@@ -765,6 +1196,8 @@ static void print_variant(const char *key, const struct variant *v, const struct
 		print_string(PRINT_JSON, "pre", NULL, v->pre);
 	if (v->post)
 		print_string(PRINT_JSON, "post", NULL, v->post);
+	print_warnings(v);
+	print_job(&v->job);
 	print_metrics(v, j);
 	print_close_object();
 }
@@ -823,8 +1256,10 @@ static int ab_main(int argc, char **argv)
 	struct variant va, vb;
 	enum verdict v[MAX_GATES + 1];
 	struct ab_args a;
+	struct timespec t0;
+	time_t started = time(NULL);
 	int ret = EXIT_OK;
-	long i;
+	long i, failed = 0;
 
 	if (argc < 1 || is_help(argv[0])) {
 		ab_usage(argc ? stdout : stderr);
@@ -840,20 +1275,46 @@ static int ab_main(int argc, char **argv)
 		variant_free(&va);
 		return EXIT_USAGE;
 	}
+	va.name = "a";
+	vb.name = "b";
+	if (variant_check("a", a.base, a.nbase, &va) || variant_check("b", a.base, a.nbase, &vb)) {
+		variant_free(&va);
+		variant_free(&vb);
+		return EXIT_USAGE;
+	}
 	/* Ctrl-C stops the run in progress (it puts its knobs back) and
 	 * the job after it.
 	 */
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < a.n && ret == EXIT_OK && !ab_signal; i++) {
 		struct variant *first = i % 2 ? &vb : &va, *second = i % 2 ? &va : &vb;
+		int e1, e2 = -1;
+		char ta[64], tb[64], left[48];
 
 		fprintf(stderr, "ktgen: ab pair %ld/%ld: %s then %s\n", i + 1, a.n,
 			i % 2 ? "b" : "a", i % 2 ? "a" : "b");
-		if (sample(a.base, a.nbase, first, &a.j) || ab_signal ||
-		    sample(a.base, a.nbase, second, &a.j)) {
-			ret = EXIT_INFRA;
-		} else if (a.csv) {
+		e1 = sample_retry(a.base, a.nbase, first, &a.j);
+		if (!e1 && !ab_signal)
+			e2 = sample_retry(a.base, a.nbase, second, &a.j);
+		if (e1 || e2) {
+			if (ab_signal || !a.j.keep_going) {
+				ret = EXIT_INFRA;
+				continue;
+			}
+			/* keep-going: the pair is left out, half of it too */
+			if (!e1)
+				first->n--;
+			failed++;
+			fprintf(stderr, "ktgen: ab pair %ld/%ld failed twice: left out\n", i + 1, a.n);
+			continue;
+		}
+		fprintf(stderr, "ktgen: ab pair %ld/%ld: a %s, b %s%s\n", i + 1, a.n,
+			last_value(ta, sizeof(ta), &va, a.j.m[0]),
+			last_value(tb, sizeof(tb), &vb, a.j.m[0]),
+			i + 1 < a.n ? time_left(left, sizeof(left), &t0, i + 1, a.n) : "");
+		if (a.csv) {
 			printf("%ld,%s", i + 1, first == &va ? "a" : "b");
 			csv_values(first->x, first->n - 1, &a.cols);
 			printf("%ld,%s", i + 1, second == &va ? "a" : "b");
@@ -866,9 +1327,12 @@ static int ab_main(int argc, char **argv)
 	va.n = vb.n = va.n < vb.n ? va.n : vb.n;
 
 	print_open_object(NULL);
+	print_provenance("ab", argc, argv, started);
 	print_string(PRINT_ANY, "test", "ab: %s,", test_of(a.base, a.nbase));
 	print_u64(PRINT_ANY, "pairs", " %llu pairs", va.n);
 	print_u64(PRINT_JSON, "repeat", NULL, a.n);
+	if (a.j.keep_going)
+		print_u64(PRINT_ANY, "failed_pairs", " (%llu failed, left out)", failed);
 	print_string(PRINT_ANY, "metric", " (A B, B A, ...), metric %s", a.j.m[0]->name);
 	print_text(" (%s is better)", a.j.m[0]->higher_better ? "higher" : "lower");
 	print_double(PRINT_ANY, "alpha", ", alpha %.3g", a.j.alpha);
@@ -906,11 +1370,13 @@ int run_repeat(int argc, char **argv)
 	struct variant v = { .label = "" };
 	struct columns cols = { };
 	bool csv = false;
-	struct judge j = { .alpha = 0.05 };
+	struct judge j = { .alpha = 0.05, .show_all = true };
 	char **base = calloc(argc + 2, sizeof(char *));
 	int nbase = 0, i, ret = EXIT_OK;
 	bool stopped = false;
-	long n = 0, k;
+	struct timespec t0;
+	time_t started = time(NULL);
+	long n = 0, k, failed = 0;
 
 	if (!base)
 		return EXIT_INFRA;
@@ -931,6 +1397,13 @@ int run_repeat(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			i += k - 1;
+		} else if (!strcmp(argv[i], "keep-going")) {
+			j.keep_going = true;
+		} else if (!strcmp(argv[i], "show") && i + 1 < argc) {
+			if (parse_show(&j, argv[++i])) {
+				free(base);
+				return EXIT_USAGE;
+			}
 		} else if (!strcmp(argv[i], "confidence") && i + 1 < argc) {
 			if (sscanf(argv[++i], "%lf,%lf", &level, &width) != 2 || level <= 0.5 ||
 			    level >= 1 || width <= 0 || width >= 1) {
@@ -955,15 +1428,24 @@ int run_repeat(int argc, char **argv)
 	j.nm = 1;
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (k = 0; k < n && !ab_signal; k++) {
 		struct stats_summary s;
 		size_t mi = j.m[0] - metrics;
+		char val[64], left[48];
 
-		fprintf(stderr, "ktgen: run %ld/%ld\n", k + 1, n);
-		if (sample(base, nbase, &v, &j)) {
-			ret = EXIT_INFRA;
-			break;
+		if (sample_retry(base, nbase, &v, &j)) {
+			if (ab_signal || !j.keep_going) {
+				ret = EXIT_INFRA;
+				break;
+			}
+			failed++;
+			fprintf(stderr, "ktgen: run %ld/%ld failed twice: left out\n", k + 1, n);
+			continue;
 		}
+		fprintf(stderr, "ktgen: run %ld/%ld: %s %s%s\n", k + 1, n, j.m[0]->name,
+			last_value(val, sizeof(val), &v, j.m[0]),
+			k + 1 < n ? time_left(left, sizeof(left), &t0, k + 1, n) : "");
 		if (csv) {
 			printf("%ld", k + 1);
 			csv_values(v.x, v.n - 1, &cols);
@@ -976,11 +1458,17 @@ int run_repeat(int argc, char **argv)
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	/* What was left out leaves too little to summarize. */
+	if (failed && v.n < 2)
+		ret = EXIT_INFRA;
 
 	print_open_object(NULL);
+	print_provenance("run", argc, argv, started);
 	print_string(PRINT_ANY, "test", "repeat: %s,", test_of(base, nbase));
 	print_u64(PRINT_ANY, "runs", " %llu runs", v.n);
 	print_u64(PRINT_JSON, "repeat", NULL, n);
+	if (j.keep_going)
+		print_u64(PRINT_ANY, "failed_runs", " (%llu failed, left out)", failed);
 	print_string(PRINT_JSON, "metric", NULL, j.m[0]->name);
 	print_u64(PRINT_JSON, "sessions", NULL, 1);
 	print_text("\n");
@@ -992,6 +1480,8 @@ int run_repeat(int argc, char **argv)
 			   "sample stopped this way are not valid, use a fixed repeat N for verdicts\n",
 			   level, width, stopped ? "reached" : "not reached", v.n);
 	}
+	print_warnings(&v);
+	print_job(&v.job);
 	if (v.n)
 		print_metrics(&v, &j);
 	print_close_object();
@@ -1005,46 +1495,89 @@ int run_repeat(int argc, char **argv)
 static void diff_usage(FILE *f)
 {
 	fputs("Usage: ktgen diff BASE.json NEW.json [metric M] [gate M,...] [alpha A]\n"
-	      "                  [threshold PCT] [variant a|b] [bisect] [save]\n"
+	      "                  [threshold PCT] [variant a|b] [bisect] [save] [force]\n"
 	      "Judges NEW's samples against BASE's (documents of run ... repeat, ab or a\n"
 	      "saved baseline): Welch's t-test on the logs, Mann-Whitney U, a bootstrap\n"
 	      "interval of the ratio of geometric means. variant picks an ab document's\n"
 	      "side (default b). save: when nothing regressed, NEW's samples join BASE\n"
 	      "as another session, so a baseline carries the variance between boots.\n"
+	      "Documents of different tests (test, tx mode, size, flows, request and\n"
+	      "response sizes, gso) are refused unless force; where they ran (kernel,\n"
+	      "CPU, ktgen, each device's driver and firmware) is shown where it differs.\n"
 	      "Exit codes as ab's.\n", f);
 }
 
+/* A figure no run reports: a sample of it is a damaged or forged file. */
+#define SAMPLE_MAX	1e18
+/* Samples per metric a document may hold: 10000 runs of 100 sessions. */
+#define SAMPLES_MAX	1000000
+
 /* The samples of metric @m in a document: its "metrics", or those of
- * variant @var of an ab document. -1 when it has none.
+ * variant @var of an ab document. -1 when it has none; -EINVAL, said on
+ * stderr naming @path, when one is not a positive finite figure.
  */
 static int doc_samples(const struct json *doc, const char *var, const struct metric *m,
-		       double **x, size_t *n)
+		       double **x, size_t *n, const char *path)
 {
 	const struct json *ms = json_get(doc, "metrics"), *arr;
 	size_t i;
 
+	*x = NULL;
 	if (!ms && json_get(doc, var))
 		ms = json_get(json_get(doc, var), "metrics");
 	arr = ms ? json_get(json_get(ms, m->name), "samples") : NULL;
 	if (!arr || arr->type != JSON_ARRAY || !arr->len)
 		return -1;
+	if (arr->len > SAMPLES_MAX) {
+		if (path)
+			fprintf(stderr, "ktgen: diff: %s: %s: %zu samples, more than %d\n", path,
+				m->name, arr->len, SAMPLES_MAX);
+		return -EINVAL;
+	}
 	*n = arr->len;
 	*x = calloc(*n, sizeof(double));
-	for (i = 0; *x && i < *n; i++)
-		if (json_number(json_index(arr, i), &(*x)[i]))
-			return -1;
-	return *x ? 0 : -1;
+	if (!*x)
+		return -1;
+	for (i = 0; i < *n; i++) {
+		const struct json *e = json_index(arr, i);
+		double v = 0;
+
+		if (json_number(e, &v) || !isfinite(v) || v <= 0 || v > SAMPLE_MAX) {
+			if (path && e->type == JSON_NUMBER)
+				fprintf(stderr, "ktgen: diff: %s: %s sample %zu is %g: a sample is a "
+					"positive figure up to %g\n", path, m->name, i + 1, v,
+					SAMPLE_MAX);
+			else if (path)
+				fprintf(stderr, "ktgen: diff: %s: %s sample %zu is a %s, not a number\n",
+					path, m->name, i + 1, json_type_name(e->type));
+			free(*x);
+			*x = NULL;
+			return -EINVAL;
+		}
+		(*x)[i] = v;
+	}
+	return 0;
 }
+
+/* What a document may weigh: a baseline of a million samples is 20 MiB. */
+#define DOC_MAX		(64 << 20)
 
 static struct json *read_doc(const char *path)
 {
 	char err[160], *text = NULL;
 	size_t len = 0;
 	struct json *doc;
+	struct stat st;
 	FILE *f = fopen(path, "r");
 
 	if (!f) {
 		fprintf(stderr, "ktgen: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode) || st.st_size > DOC_MAX) {
+		fprintf(stderr, "ktgen: %s: %s\n", path, !S_ISREG(st.st_mode) ?
+			"not a regular file" : "larger than 64 MiB: not a ktgen document");
+		fclose(f);
 		return NULL;
 	}
 	if (getdelim(&text, &len, '\0', f) < 0) {
@@ -1061,12 +1594,93 @@ static struct json *read_doc(const char *path)
 	return doc;
 }
 
+/* The job record of a document: its own, or variant @var's of an ab one. */
+static void doc_job(const struct json *doc, const char *var, struct job *jb)
+{
+	const struct json *j = json_get(doc, "job");
+
+	if (!j)
+		j = json_get(json_get(doc, var), "job");
+	job_read(jb, j);
+}
+
+/* Whether @a and @b measured the same thing; what differs into @why. */
+static bool job_same(const struct job *a, const struct job *b, char *why, size_t len)
+{
+	size_t i, off = 0;
+
+	why[0] = 0;
+#define JOB_DIFF(...) \
+	(off += snprintf(why + off, off < len ? len - off : 0, "%s", off ? ", " : ""), \
+	 off += snprintf(why + off, off < len ? len - off : 0, __VA_ARGS__))
+	if (strcmp(a->test, b->test))
+		JOB_DIFF("test %s vs %s", a->test, b->test);
+	if (strcmp(a->tx_mode, b->tx_mode))
+		JOB_DIFF("tx %s vs %s", a->tx_mode[0] ? a->tx_mode : "-",
+			 b->tx_mode[0] ? b->tx_mode : "-");
+	for (i = 0; i < ARRAY_SIZE(job_shape); i++) {
+		uint64_t x = *(const uint64_t *)((const char *)a + job_shape[i].off);
+		uint64_t y = *(const uint64_t *)((const char *)b + job_shape[i].off);
+
+		if (x != y)
+			JOB_DIFF("%s %llu vs %llu", job_shape[i].key, (unsigned long long)x,
+				 (unsigned long long)y);
+	}
+#undef JOB_DIFF
+	return !off;
+}
+
+/* One line of the environments side by side, when they differ; the
+ * first one under a heading.
+ */
+static void env_diff_line(const char *what, const char *a, const char *b, bool *any)
+{
+	if (!strcmp(a, b))
+		return;
+	if (!*any)
+		print_text("  where they ran, where it differs: base, new\n");
+	*any = true;
+	print_open_object(NULL);
+	print_string(PRINT_ANY, "what", "  %-28s", what);
+	print_string(PRINT_ANY, "base", " %-32s", a[0] ? a : "-");
+	print_string(PRINT_ANY, "new", " %s\n", b[0] ? b : "-");
+	print_close_object();
+}
+
+/* "environment_diff": where BASE and NEW ran, what differs. */
+static void print_env_diff(const struct job *a, const struct job *b)
+{
+	bool any = false;
+	size_t i, k;
+	char what[64];
+
+	print_open_array("environment_diff");
+	env_diff_line("kernel", a->kernel, b->kernel, &any);
+	env_diff_line("cpu", a->cpu_model, b->cpu_model, &any);
+	env_diff_line("ktgen module", a->module, b->module, &any);
+	env_diff_line("ktgen cli", a->cli, b->cli, &any);
+	for (i = 0; i < a->ndev; i++) {
+		for (k = 0; k < b->ndev && strcmp(a->dev[i].name, b->dev[k].name); k++)
+			;
+		if (k == b->ndev)
+			continue;
+		snprintf(what, sizeof(what), "%s driver", a->dev[i].name);
+		env_diff_line(what, a->dev[i].driver, b->dev[k].driver, &any);
+		snprintf(what, sizeof(what), "%s driver version", a->dev[i].name);
+		env_diff_line(what, a->dev[i].driver_version, b->dev[k].driver_version, &any);
+		snprintf(what, sizeof(what), "%s firmware", a->dev[i].name);
+		env_diff_line(what, a->dev[i].firmware, b->dev[k].firmware, &any);
+	}
+	print_close_array();
+}
+
 /* BASE with NEW's samples added, as a baseline document. */
 static int diff_save(const char *path, const struct json *base, const struct json *new,
 		     const char *var)
 {
 	char tmp[4096];
 	double sessions = 1, s2 = 1;
+	struct job jb;
 	FILE *f;
 	size_t i;
 	int err;
@@ -1084,13 +1698,17 @@ static int diff_save(const char *path, const struct json *base, const struct jso
 	print_open_object(NULL);
 	print_string(PRINT_JSON, "baseline", NULL, "ktgen");
 	print_u64(PRINT_JSON, "sessions", NULL, (uint64_t)(sessions + s2));
+	doc_job(base, "a", &jb);
+	if (!jb.known)
+		doc_job(new, var, &jb);
+	print_job(&jb);
 	print_open_object("metrics");
 	for (i = 0; i < NMETRICS; i++) {
 		double *a = NULL, *b = NULL;
 		size_t na = 0, nb = 0, k;
 
-		if (doc_samples(base, "a", &metrics[i], &a, &na) ||
-		    doc_samples(new, var, &metrics[i], &b, &nb)) {
+		if (doc_samples(base, "a", &metrics[i], &a, &na, NULL) ||
+		    doc_samples(new, var, &metrics[i], &b, &nb, NULL)) {
 			free(a);
 			free(b);
 			continue;
@@ -1130,7 +1748,10 @@ static int diff_main(int argc, char **argv)
 	struct json *base = NULL, *new = NULL;
 	struct judge j = { .alpha = 0.05, .threshold = 0.05 };
 	int i, n, ret = EXIT_INFRA;
-	bool save = false;
+	bool save = false, force = false;
+	time_t started = time(NULL);
+	struct job jb, jn;
+	char why[256];
 	size_t k;
 
 	if (argc < 1 || is_help(argv[0])) {
@@ -1150,6 +1771,8 @@ static int diff_main(int argc, char **argv)
 		n = 1;
 		if (!strcmp(argv[i], "save")) {
 			save = true;
+		} else if (!strcmp(argv[i], "force")) {
+			force = true;
 		} else if (!strcmp(argv[i], "variant") && i + 1 < argc &&
 			   (!strcmp(argv[i + 1], "a") || !strcmp(argv[i + 1], "b"))) {
 			var = argv[i + 1];
@@ -1165,6 +1788,29 @@ static int diff_main(int argc, char **argv)
 	new = base ? read_doc(argv[1]) : NULL;
 	if (!new)
 		goto out;
+	/* Samples of different tests compare nothing: a 64-byte UDP stream
+	 * is no regression of a TCP one.
+	 */
+	doc_job(base, "a", &jb);
+	doc_job(new, var, &jn);
+	if (!jb.known || !jn.known) {
+		if (!jb.known && !jn.known)
+			fprintf(stderr, "ktgen: diff: neither document has a job record (an older "
+				"ktgen's): whether both measured the same test is not checked\n");
+		else
+			fprintf(stderr, "ktgen: diff: %s has no job record (an older ktgen's): "
+				"whether both measured the same test is not checked\n",
+				jb.known ? argv[1] : argv[0]);
+	} else if (!job_same(&jb, &jn, why, sizeof(why))) {
+		if (!force) {
+			usage_error("diff: %s and %s measured different things: %s "
+				    "(force compares them anyway)", argv[0], argv[1], why);
+			ret = EXIT_USAGE;
+			goto out;
+		}
+		fprintf(stderr, "ktgen: diff: forced, though they measured different things: %s\n",
+			why);
+	}
 	if (!metric) {
 		const struct json *t = json_get(new, "metric");
 
@@ -1178,11 +1824,14 @@ static int diff_main(int argc, char **argv)
 		size_t na = 0, nb = 0;
 		int err;
 
-		err = doc_samples(base, "a", j.m[k], &a, &na) ||
-		      doc_samples(new, var, j.m[k], &b, &nb) ||
-		      stats_unpaired(a, na, b, nb, j.alpha / j.nm, 1, &r[k]);
+		int ea = doc_samples(base, "a", j.m[k], &a, &na, argv[0]);
+		int eb = ea == -EINVAL ? 0 : doc_samples(new, var, j.m[k], &b, &nb, argv[1]);
+
+		err = ea || eb || stats_unpaired(a, na, b, nb, j.alpha / j.nm, 1, &r[k]);
 		free(a);
 		free(b);
+		if (ea == -EINVAL || eb == -EINVAL)
+			goto out;
 		if (err) {
 			fprintf(stderr, "ktgen: diff: %s: two samples of 2 or more positive values needed\n",
 				j.m[k]->name);
@@ -1193,10 +1842,13 @@ static int diff_main(int argc, char **argv)
 	if (stats_holm(p, j.nm, adj))
 		goto out;
 	print_open_object(NULL);
+	print_provenance("diff", argc, argv, started);
 	print_string(PRINT_ANY, "base", "diff: %s", argv[0]);
 	print_string(PRINT_ANY, "new", " -> %s", argv[1]);
 	print_double(PRINT_ANY, "alpha", ", alpha %.3g", j.alpha);
 	print_double(PRINT_ANY, "threshold_pct", ", threshold %.3g%%\n", j.threshold * 100);
+	if (jb.known && jn.known)
+		print_env_diff(&jb, &jn);
 	print_open_array("verdicts");
 	for (k = 0; k < j.nm; k++) {
 		v[k] = judge_one(&j, j.m[k], r[k].ratio, adj[k], r[k].mde);
@@ -1236,13 +1888,17 @@ out:
 
 static void sweep_usage(FILE *f)
 {
-	fputs("Usage: ktgen sweep sizes LIST [repeat N] [metric M] [alpha A] [threshold PCT]\n"
+	fputs("Usage: ktgen sweep {sizes LIST | over KW[,KW...] LIST} [repeat N] [metric M]\n"
+	      "                   [stat median|mean] [alpha A] [threshold PCT] [keep-going]\n"
 	      "                   [csv [columns M,...]] [variant NAME VARIANT]... -- run TEST ...\n"
-	      "Every message size (size BYTES of the run) with every variant, repeat N\n"
-	      "times (default 1), the variants' order reversed on every other repetition.\n"
-	      "A table of the metric's medians by size and variant, with each variant's\n"
-	      "ratio to the first and its paired verdict (from repeat 2); -j: one\n"
-	      "document with every run's figures. csv: a row per run instead (size,\n"
+	      "Every point with every variant, repeat N times (default 1), the variants'\n"
+	      "order reversed on every other repetition. sizes LIST: the run's size, e.g.\n"
+	      "64,1K,64K; over KW,... LIST: any run keywords, a point's values joined by\n"
+	      "':' and points by ',', e.g. over req,resp 1400:1,14000:14000 or over\n"
+	      "flows 1,16 (a CPU list there: ranges, 0-3). A table of the metric by point\n"
+	      "and variant (stat: medians, the default, or mean+-stddev), with each\n"
+	      "variant's ratio to the first and its paired verdict (from repeat 2); -j:\n"
+	      "one document with every run's figures. csv: a row per run instead (point,\n"
 	      "variant, repetition, then the metrics of columns, default all).\n"
 	      "VARIANT as ktgen ab takes it; without any, the run as given. The cells'\n"
 	      "verdicts are each its own test, uncorrected: a table, not a gate (its\n"
@@ -1250,11 +1906,27 @@ static void sweep_usage(FILE *f)
 }
 
 #define SWEEP_MAX	32
+#define SWEEP_KWS	4
+
+/* A point of the sweep: the run words it adds, and its label. */
+struct sweep_point {
+	char		words[256];
+	char		label[96];
+	uint32_t	size;		/* sizes: the size; else 0 */
+};
 
 struct sweep_args {
-	uint32_t	sizes[SWEEP_MAX];
-	size_t		nsizes;
+	struct sweep_point pts[SWEEP_MAX];
+	size_t		npts;
+	const char	*kws[SWEEP_KWS];	/* over: the keywords */
+	size_t		nkws;
+	char		kwbuf[128];
+	bool		mean;		/* stat mean */
 	long		n;
+	long		failed;		/* keep-going: runs left out */
+	int		argc;		/* as given, for the document */
+	char		**argv;
+	time_t		started;
 	const char	*names[SWEEP_MAX], *words[SWEEP_MAX];
 	size_t		nvar;
 	bool		csv;
@@ -1269,15 +1941,77 @@ static int sweep_sizes(struct sweep_args *a, const char *list)
 {
 	char buf[256], *tok, *save = NULL;
 
+	if (a->npts) {
+		usage_error("sweep: one of sizes and over");
+		return -1;
+	}
 	snprintf(buf, sizeof(buf), "%s", list);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (a->nsizes == SWEEP_MAX || parse_size_u32(tok, &a->sizes[a->nsizes]) ||
-		    !a->sizes[a->nsizes]) {
+		struct sweep_point *p = &a->pts[a->npts];
+
+		if (a->npts == SWEEP_MAX || parse_size_u32(tok, &p->size) || !p->size) {
 			usage_error("sweep: sizes: up to %d sizes like 64,1K,64K, not '%s'", SWEEP_MAX,
 				    tok);
 			return -1;
 		}
-		a->nsizes++;
+		snprintf(p->words, sizeof(p->words), "size %u", p->size);
+		snprintf(p->label, sizeof(p->label), "%u", p->size);
+		a->npts++;
+	}
+	a->kws[0] = "size";
+	a->nkws = 1;
+	return 0;
+}
+
+/* over KW[,KW...] LIST: each point's values, ':' between keywords. The
+ * words are checked by run's parser with each variant before any run.
+ */
+static int sweep_over(struct sweep_args *a, const char *kws, const char *list)
+{
+	char buf[512], *pt, *save = NULL, *kw, *ksave = NULL;
+	size_t i;
+
+	if (a->npts) {
+		usage_error("sweep: one of sizes and over");
+		return -1;
+	}
+	snprintf(a->kwbuf, sizeof(a->kwbuf), "%s", kws);
+	for (kw = strtok_r(a->kwbuf, ",", &ksave); kw; kw = strtok_r(NULL, ",", &ksave)) {
+		if (a->nkws == SWEEP_KWS || !*kw || strchr(kw, ' ') || !strcmp(kw, "to") ||
+		    !strcmp(kw, "port")) {
+			usage_error("sweep: over: up to %d run keywords (not to or port), not '%s'",
+				    SWEEP_KWS, kws);
+			return -1;
+		}
+		a->kws[a->nkws++] = kw;
+	}
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (pt = strtok_r(buf, ",", &save); pt; pt = strtok_r(NULL, ",", &save)) {
+		struct sweep_point *p = &a->pts[a->npts];
+		char *val, *vsave = NULL, vbuf[256];
+		size_t off = 0, loff = 0;
+
+		if (a->npts == SWEEP_MAX) {
+			usage_error("sweep: over: at most %d points", SWEEP_MAX);
+			return -1;
+		}
+		snprintf(vbuf, sizeof(vbuf), "%s", pt);
+		for (i = 0, val = strtok_r(vbuf, ":", &vsave); val;
+		     i++, val = strtok_r(NULL, ":", &vsave)) {
+			if (i == a->nkws)
+				break;
+			off += snprintf(p->words + off, off < sizeof(p->words) ?
+					sizeof(p->words) - off : 0, "%s%s %s", i ? " " : "",
+					a->kws[i], val);
+			loff += snprintf(p->label + loff, loff < sizeof(p->label) ?
+					 sizeof(p->label) - loff : 0, "%s%s", i ? "/" : "", val);
+		}
+		if (i != a->nkws || val || off >= sizeof(p->words) || loff >= sizeof(p->label)) {
+			usage_error("sweep: over: a value for each of %s in each point, joined by ':', not '%s'",
+				    kws, pt);
+			return -1;
+		}
+		a->npts++;
 	}
 	return 0;
 }
@@ -1305,6 +2039,13 @@ static int sweep_parse(struct sweep_args *a, int argc, char **argv)
 		if (!strcmp(argv[i], "sizes")) {
 			if (sweep_sizes(a, argv[i + 1]))
 				return -1;
+		} else if (!strcmp(argv[i], "over") && i + 2 < argc) {
+			if (sweep_over(a, argv[i + 1], argv[i + 2]))
+				return -1;
+			n = 3;
+		} else if (!strcmp(argv[i], "stat") &&
+			   (!strcmp(argv[i + 1], "median") || !strcmp(argv[i + 1], "mean"))) {
+			a->mean = !strcmp(argv[i + 1], "mean");
 		} else if (!strcmp(argv[i], "repeat")) {
 			char *end;
 
@@ -1333,15 +2074,19 @@ static int sweep_parse(struct sweep_args *a, int argc, char **argv)
 	}
 	a->base = argv + i + 1;
 	a->nbase = argc - i - 1;
-	for (i = 0; i < a->nbase; i++) {
-		if (!strcmp(a->base[i], "size")) {
-			usage_error("sweep: the sizes come from 'sizes', not the run's 'size'");
-			return -1;
-		}
-	}
-	if (!a->nsizes) {
-		usage_error("sweep: sizes LIST is needed");
+	if (!a->npts) {
+		usage_error("sweep: sizes LIST or over KW LIST is needed");
 		return -1;
+	}
+	for (i = 0; i < a->nbase; i++) {
+		size_t k;
+
+		for (k = 0; k < a->nkws; k++) {
+			if (!strcmp(a->base[i], a->kws[k])) {
+				usage_error("sweep: %s comes from the sweep, not from the run", a->kws[k]);
+				return -1;
+			}
+		}
 	}
 	/* A table, not a gate: its verdicts are each cell's own. */
 	if (gates || a->j.bisect) {
@@ -1357,12 +2102,13 @@ static int sweep_parse(struct sweep_args *a, int argc, char **argv)
 			    gates);
 }
 
-/* A cell's variant: the variant's words and "size S". */
-static int sweep_cell(struct variant *c, const char *name, const char *words, uint32_t size)
+/* A cell's variant: the variant's words and the point's. */
+static int sweep_cell(struct variant *c, const char *name, const char *words,
+		      const struct sweep_point *p)
 {
 	char buf[4096];
 
-	snprintf(buf, sizeof(buf), "%s size %u", words, size);
+	snprintf(buf, sizeof(buf), "%s %s", words, p->words);
 	return variant_parse(c, name, buf);
 }
 
@@ -1370,13 +2116,26 @@ static int sweep_cell(struct variant *c, const char *name, const char *words, ui
 static void sweep_print(const struct sweep_args *a, struct variant *cells)
 {
 	const struct metric *m = a->j.m[0];
-	size_t mi = m - metrics, si, vi;
+	size_t mi = m - metrics, si, vi, k, off = 0;
+	char head[160];
 
 	print_open_object(NULL);
+	print_provenance("sweep", a->argc, a->argv, a->started);
 	print_string(PRINT_ANY, "test", "sweep: %s,", test_of(a->base, a->nbase));
 	print_string(PRINT_ANY, "metric", " metric %s", m->name);
-	print_u64(PRINT_ANY, "repeat", " (median of %llu,", a->n);
+	print_string(PRINT_JSON, "stat", NULL, a->mean ? "mean" : "median");
+	print_u64(PRINT_ANY, "repeat", a->mean ? " (mean+-stddev of %llu," : " (median of %llu,",
+		  a->n);
+	if (a->j.keep_going)
+		print_u64(PRINT_ANY, "failed_runs", " %llu failed and left out,", a->failed);
 	print_text(" %s; ratio to %s, paired verdict)\n", m->unit, a->names[0]);
+	print_open_array("over");
+	for (k = 0; k < a->nkws; k++) {
+		print_string(PRINT_JSON, NULL, NULL, a->kws[k]);
+		off += snprintf(head + off, off < sizeof(head) ? sizeof(head) - off : 0, "%s%s",
+				k ? "/" : "", a->kws[k]);
+	}
+	print_close_array();
 	print_open_array("variants");
 	for (vi = 0; vi < a->nvar; vi++) {
 		print_open_object(NULL);
@@ -1385,29 +2144,39 @@ static void sweep_print(const struct sweep_args *a, struct variant *cells)
 		print_close_object();
 	}
 	print_close_array();
-	print_text("%10s", "size");
+	print_text("%12s", head);
 	for (vi = 0; vi < a->nvar; vi++)
-		print_text(" %14s", a->names[vi]);
+		print_text(" %*s", a->mean ? 22 : 14, a->names[vi]);
 	print_text("\n");
 	print_open_array("cells");
-	for (si = 0; si < a->nsizes; si++) {
-		print_text("%10u", a->sizes[si]);
+	for (si = 0; si < a->npts; si++) {
+		print_text("%12s", a->pts[si].label);
 		for (vi = 0; vi < a->nvar; vi++) {
 			struct variant *c = &cells[si * a->nvar + vi], *c0 = &cells[si * a->nvar];
 			struct stats_summary s;
 			struct stats_paired r;
 
 			print_open_object(NULL);
-			print_u64(PRINT_JSON, "size", NULL, a->sizes[si]);
+			if (a->pts[si].size)
+				print_u64(PRINT_JSON, "size", NULL, a->pts[si].size);
+			print_string(PRINT_JSON, "point", NULL, a->pts[si].label);
+			print_string(PRINT_JSON, "words", NULL, a->pts[si].words);
 			print_string(PRINT_JSON, "variant", NULL, a->names[vi]);
-			if (print_is_json())
+			if (print_is_json()) {
+				print_warnings(c);
 				print_metrics(c, &a->j);
+			}
 			if (!c->n || stats_summarize(c->x[mi], c->n, 0.95, &s)) {
-				print_text(" %14s", "-");
+				print_text(" %*s", a->mean ? 22 : 14, "-");
 				print_close_object();
 				continue;
 			}
-			print_text(" %14.6g", s.median / m->scale);
+			if (a->mean && c->n > 1)
+				print_text(" %12.6g+-%-8.3g", s.mean / m->scale, s.stddev / m->scale);
+			else if (a->mean)
+				print_text(" %12.6g%10s", s.mean / m->scale, "");
+			else
+				print_text(" %14.6g", s.median / m->scale);
 			if (vi && c->n >= 2 && c->n == c0->n &&
 			    !stats_paired(c0->x[mi], c->x[mi], c->n, a->j.alpha, 1, &r)) {
 				enum verdict v = judge_one(&a->j, m, r.ratio, r.p_t, r.mde);
@@ -1434,45 +2203,60 @@ int do_sweep(int argc, char **argv)
 	struct sweep_args a;
 	int ret = EXIT_OK;
 	size_t si, vi, k;
-	long rep;
+	long rep, done = 0, total;
+	char val[64], left[48];
+	struct timespec t0;
 
 	if (argc < 1 || is_help(argv[0])) {
 		sweep_usage(argc ? stdout : stderr);
 		return argc ? EXIT_OK : EXIT_USAGE;
 	}
-	if (sweep_parse(&a, argc, argv))
+	if (sweep_parse(&a, argc, argv) || csv_start(a.csv, "sweep"))
 		return EXIT_USAGE;
-	cells = calloc(a.nsizes * a.nvar, sizeof(*cells));
+	a.argc = argc;
+	a.argv = argv;
+	a.started = time(NULL);
+	cells = calloc(a.npts * a.nvar, sizeof(*cells));
 	if (!cells)
 		return EXIT_INFRA;
-	for (k = 0; k < a.nsizes * a.nvar; k++) {
+	for (k = 0; k < a.npts * a.nvar; k++) {
 		if (sweep_cell(&cells[k], a.names[k % a.nvar], a.words[k % a.nvar],
-			       a.sizes[k / a.nvar])) {
+			       &a.pts[k / a.nvar]) ||
+		    variant_check(a.names[k % a.nvar], a.base, a.nbase, &cells[k])) {
 			ret = EXIT_USAGE;
 			goto out;
 		}
 	}
-	if (csv_start(a.csv, "sweep")) {
-		ret = EXIT_USAGE;
-		goto out;
-	}
 	if (a.csv)
-		csv_header("size,variant,rep", &a.cols);
+		csv_header(a.pts[0].size ? "size,variant,rep" : "point,variant,rep", &a.cols);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	for (si = 0; si < a.nsizes && ret == EXIT_OK; si++) {
+	total = (long)(a.npts * a.nvar) * a.n;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (si = 0; si < a.npts && ret == EXIT_OK; si++) {
 		for (rep = 0; rep < a.n && ret == EXIT_OK && !ab_signal; rep++) {
 			for (k = 0; k < a.nvar && ret == EXIT_OK && !ab_signal; k++) {
 				struct variant *c;
 
 				vi = rep % 2 ? a.nvar - 1 - k : k;
 				c = &cells[si * a.nvar + vi];
-				fprintf(stderr, "ktgen: sweep size %u, %s, %ld/%ld\n", a.sizes[si],
-					a.names[vi], rep + 1, a.n);
-				if (sample(a.base, a.nbase, c, &a.j))
-					ret = EXIT_INFRA;
-				else if (a.csv) {
-					printf("%u,%s,%ld", a.sizes[si], c->label, rep + 1);
+				if (sample_retry(a.base, a.nbase, c, &a.j)) {
+					if (ab_signal || !a.j.keep_going) {
+						ret = EXIT_INFRA;
+						continue;
+					}
+					a.failed++;
+					fprintf(stderr, "ktgen: sweep %s, %s, %ld/%ld failed twice: left out\n",
+						a.pts[si].words, a.names[vi], rep + 1, a.n);
+					continue;
+				}
+				done++;
+				fprintf(stderr, "ktgen: sweep %s, %s, %ld/%ld: %s %s%s\n",
+					a.pts[si].words, a.names[vi], rep + 1, a.n, a.j.m[0]->name,
+					last_value(val, sizeof(val), c, a.j.m[0]),
+					done < total ? time_left(left, sizeof(left), &t0, done, total) : "");
+				if (a.csv) {
+					printf("%s,%s,%ld", a.pts[si].label, c->label, rep + 1);
 					csv_values(c->x, c->n - 1, &a.cols);
 				}
 			}
@@ -1482,10 +2266,13 @@ int do_sweep(int argc, char **argv)
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	/* A table, not a gate: a run left out still says a run failed. */
+	if (a.failed)
+		ret = EXIT_INFRA;
 	if (!a.csv)
 		sweep_print(&a, cells);
 out:
-	for (k = 0; k < a.nsizes * a.nvar; k++)
+	for (k = 0; k < a.npts * a.nvar; k++)
 		variant_free(&cells[k]);
 	free(cells);
 	return ret;

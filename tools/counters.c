@@ -21,6 +21,7 @@
 #include <linux/ethtool.h>
 #include <linux/gen_stats.h>
 #include <linux/genetlink.h>
+#include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
 
@@ -222,11 +223,8 @@ out:
 	free(stats);
 }
 
-/* Qdisc statistics, summed over each device's qdiscs (root and
- * children): drops, requeues, overlimits; from an RTM_GETQDISC dump.
- */
 /*
- * Sums by device of a netlink dump (qdiscs, page pools): an array of
+ * Sums by device of a netlink dump (page pools): an array of
  * structs of @size bytes, each beginning with its ifindex.
  */
 struct dev_sums {
@@ -265,11 +263,6 @@ static void *dev_sum_get(struct dev_sums *d, int ifindex)
 	return p;
 }
 
-struct qdisc_sum {
-	int		ifindex;
-	uint64_t	drops, requeues, overlimits;
-};
-
 static int qdisc_stats_cb(const struct nlattr *a, void *data)
 {
 	const struct nlattr **q = data;
@@ -280,21 +273,47 @@ static int qdisc_stats_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
-static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+const struct qdisc_sum *ctr_qdisc_find(const struct qdisc_sums *d, int ifindex)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->v[i].ifindex == ifindex)
+			return &d->v[i];
+	return NULL;
+}
+
+/*
+ * Qdisc statistics of a device: drops, requeues, overlimits of its root
+ * qdiscs (egress, and ingress or clsact), from an RTM_GETQDISC dump. A
+ * classful or multi-queue root (mq on most multi-queue NICs) already holds
+ * what its children counted: the children, dumped too, are not added.
+ */
+int ctr_qdisc_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct tcmsg *tc = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a, *queue = NULL;
 	const struct gnet_stats_queue *q;
+	struct qdisc_sums *d = data;
 	struct qdisc_sum *sum;
 
+	if (tc->tcm_parent != TC_H_ROOT && tc->tcm_parent != TC_H_INGRESS)
+		return MNL_CB_OK;
 	mnl_attr_for_each(a, nlh, sizeof(*tc))
 		if (mnl_attr_get_type(a) == TCA_STATS2)
 			mnl_attr_parse_nested(a, qdisc_stats_cb, &queue);
 	if (!queue)
 		return MNL_CB_OK;
-	sum = dev_sum_get(data, tc->tcm_ifindex);
-	if (!sum)
-		return MNL_CB_OK;
+	sum = (struct qdisc_sum *)ctr_qdisc_find(d, tc->tcm_ifindex);
+	if (!sum) {
+		sum = realloc(d->v, (d->n + 1) * sizeof(*d->v));
+		if (!sum)
+			return MNL_CB_OK;
+		d->v = sum;
+		sum = &d->v[d->n++];
+		memset(sum, 0, sizeof(*sum));
+		sum->ifindex = tc->tcm_ifindex;
+	}
 	q = mnl_attr_get_payload(queue);
 	sum->drops += q->drops;
 	sum->requeues += q->requeues;
@@ -302,7 +321,7 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static void read_qdiscs(struct dev_sums *d)
+static void read_qdiscs(struct qdisc_sums *d)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct mnl_socket *nl;
@@ -327,14 +346,14 @@ static void read_qdiscs(struct dev_sums *d)
 	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0)
 		goto out;
 	while (ret > MNL_CB_STOP && (len = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0)
-		ret = mnl_cb_run(buf, len, seq, portid, qdisc_cb, d);
+		ret = mnl_cb_run(buf, len, seq, portid, ctr_qdisc_cb, d);
 out:
 	mnl_socket_close(nl);
 }
 
-static void add_qdisc(struct ctr_set *s, const struct dev_sums *d, const char *dev)
+static void add_qdisc(struct ctr_set *s, const struct qdisc_sums *d, const char *dev)
 {
-	const struct qdisc_sum *q = dev_sum_find(d, (int)if_nametoindex(dev));
+	const struct qdisc_sum *q = ctr_qdisc_find(d, (int)if_nametoindex(dev));
 
 	if (!q)
 		return;
@@ -434,7 +453,7 @@ static void add_page_pools(struct ctr_set *s, const struct dev_sums *d, const ch
 
 void counters_read(struct ctr_set *s)
 {
-	struct dev_sums qd = { .size = sizeof(struct qdisc_sum) };
+	struct qdisc_sums qd = { 0 };
 	struct dev_sums pd = { .size = sizeof(struct pp_sum) };
 	struct dirent *e;
 	DIR *d;

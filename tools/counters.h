@@ -16,7 +16,7 @@ enum ctr_group {
 	CTR_SOFTNET,	/* /proc/net/softnet_stat, all CPUs */
 	CTR_DEV,	/* /sys/class/net/DEV/statistics */
 	CTR_ETHTOOL,	/* ethtool -S DEV */
-	CTR_QDISC,	/* tc -s qdisc show dev DEV, all its qdiscs summed */
+	CTR_QDISC,	/* tc -s qdisc show dev DEV, its root qdiscs */
 	CTR_PAGE_POOL,	/* netdev netlink page-pool-stats-get, DEV's pools summed */
 };
 
@@ -40,5 +40,20 @@ void ctr_add(struct ctr_set *s, enum ctr_group g, const char *dev,
 void counters_delta(struct ctr_set *after, const struct ctr_set *before);
 void counters_print(const struct ctr_set *delta);
 void counters_free(struct ctr_set *s);
+
+/* A device's qdisc counters from an RTM_GETQDISC dump (one callback a
+ * message): what the device's root qdiscs hold, egress and ingress.
+ */
+struct qdisc_sums {
+	struct qdisc_sum {
+		int		ifindex;
+		uint64_t	drops, requeues, overlimits;
+	}		*v;
+	size_t		n;
+};
+
+struct nlmsghdr;
+int ctr_qdisc_cb(const struct nlmsghdr *nlh, void *sums);
+const struct qdisc_sum *ctr_qdisc_find(const struct qdisc_sums *d, int ifindex);
 
 #endif /* KTGEN_COUNTERS_H */

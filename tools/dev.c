@@ -369,27 +369,33 @@ static int bits_get(const struct knob *k, bool features, bool quiet, struct bits
 	return 0;
 }
 
+/* The error for a feature or private flag @k's device does not have. */
+static void bit_missing(const struct knob *k, bool features, const struct bits *b)
+{
+	size_t i;
+
+	if (features) {
+		fprintf(stderr, "Error: %s: no feature '%s' (ktgen dev show %s lists them)\n",
+			k->ifname, k->name, k->ifname);
+		return;
+	}
+	fprintf(stderr, "Error: %s: no private flag '%s'; the device has:", k->ifname, k->name);
+	for (i = 0; i < b->n; i++)
+		fprintf(stderr, " %s", b->name[i]);
+	fprintf(stderr, "%s\n", b->n ? "" : " none");
+}
+
 /* Features: a full name ("tx-nocache-copy") as ethtool -k lists it. */
 static int bit_get(const struct knob *k, bool features, char *val, size_t len)
 {
 	struct bits b;
-	size_t i;
 	int at;
 
 	if (bits_get(k, features, false, &b))
 		return -1;
 	at = bits_find(&b, k->name, false);
-	if (at < 0 && features) {
-		fprintf(stderr, "Error: %s: no feature '%s' (ktgen dev show %s lists them)\n",
-			k->ifname, k->name, k->ifname);
-	} else if (at < 0) {
-		fprintf(stderr, "Error: %s: no private flag '%s'; the device has:", k->ifname,
-			k->name);
-		for (i = 0; i < b.n; i++)
-			fprintf(stderr, " %s", b.name[i]);
-		fprintf(stderr, "%s\n", b.n ? "" : " none");
-	}
 	if (at < 0) {
+		bit_missing(k, features, &b);
 		bits_free(&b);
 		return -1;
 	}
@@ -1229,6 +1235,57 @@ static int knob_write(struct knob *k, const char *val, char *after, size_t len)
 			k->ifname, k->type->kw, *k->name ? " " : "", k->name, val, after,
 			!strcmp(k->type->kw, "feature") ? " (a fixed feature)" : "");
 		return -1;
+	}
+	return 0;
+}
+
+/* A feature the device has and can change (among its hw features, not
+ * fixed by the kernel) unless it is already as wanted; one read.
+ */
+static int feature_changeable(struct knob *k)
+{
+	struct bits b;
+	int at, err = 0;
+
+	if (bits_get(k, true, false, &b))
+		return -1;
+	at = bits_find(&b, k->name, false);
+	if (at < 0) {
+		bit_missing(k, true, &b);
+		err = -1;
+	} else if (!!(b.flags[at] & BIT_ON) != !strcmp(k->want, "on") &&
+		   (!(b.flags[at] & BIT_HW) || (b.flags[at] & BIT_NOCHANGE))) {
+		fprintf(stderr, "Error: %s: feature %s is fixed %s: the device cannot change it\n",
+			k->ifname, k->name, b.flags[at] & BIT_ON ? "on" : "off");
+		err = -1;
+	}
+	bits_free(&b);
+	return err;
+}
+
+int knobs_check(struct knob_list *l)
+{
+	static char val[KNOB_VAL_LEN];
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		struct knob *k = &l->k[i];
+		int err;
+
+		if (!strcmp(k->type->kw, "feature")) {
+			err = in_ns(k);
+			if (!err)
+				err = feature_changeable(k);
+			ns_home();
+		} else {
+			err = knob_read(k, val, sizeof(val));
+		}
+		if (err) {
+			usage_error("run: knob %s%s%s %s%s%s cannot act here (the error above)",
+				    k->ifname, *k->netns ? "@" : "", k->netns, k->type->kw,
+				    *k->name ? " " : "", k->name);
+			return -1;
+		}
 	}
 	return 0;
 }

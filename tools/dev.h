@@ -53,6 +53,13 @@ extern const char knob_usage[];
  * back before this returns. 0 or -1 (after a message).
  */
 int knobs_apply(struct knob_list *l);
+/*
+ * Whether each knob can act, changing nothing: its device is there, a
+ * feature or private flag is one it has, and a feature it would change is
+ * not fixed. 0, or -1 after the device's error and a usage error naming
+ * the knob.
+ */
+int knobs_check(struct knob_list *l);
 /* Put every changed knob back, in reverse order; 0 or -1 when one stayed. */
 int knobs_restore(struct knob_list *l);
 /* "knobs": one entry per knob (dev, netns, knob, before, after, changed). */

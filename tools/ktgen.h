@@ -46,9 +46,17 @@ int do_sweep(int argc, char **argv);
 int do_peer(int argc, char **argv);
 /* ktgen run ... repeat N (ab.c). */
 int run_repeat(int argc, char **argv);
+int run_words_check(const char *what, int argc, char **argv);
+struct json;
+/* The value of metric @name (ab's names, pN, PATH:higher|lower) in a run
+ * document: 0, -ENOENT for a name that is none, -ENODATA when the
+ * document has no value for it (ab.c, for the unit tests).
+ */
+int ab_metric_value(const char *name, const struct json *doc, double *v);
 
 /* Command-line helpers (util.c). */
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+extern const char *usage_context;
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool is_help(const char *arg);
 int parse_u64(const char *s, uint64_t *v);

@@ -85,6 +85,7 @@ static const char * const sink_names[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_MAX_CONNS]	= "max-conns",
 	[KTGEN_A_SINK_IDLE_MS]		= "idle-ms",
 	[KTGEN_A_SINK_DETACH]		= "detach",
+	[KTGEN_A_SINK_IPV4]		= "ipv4",
 };
 
 static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
@@ -524,11 +525,107 @@ int nl_open_family(struct nl_ctx *ctx, const char *name, uint8_t version)
 	return 0;
 }
 
+/* The first line of the host file @path (below $KTGEN_SYSROOT, for the
+ * tests) in @buf; false when it cannot be read.
+ */
+static bool host_line(const char *path, char *buf, size_t len)
+{
+	const char *root = getenv("KTGEN_SYSROOT");
+	char full[512];
+	FILE *f;
+	bool ok;
+
+	snprintf(full, sizeof(full), "%s%s", root ? root : "", path);
+	f = fopen(full, "re");
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	return ok;
+}
+
+/* Secure Boot's EFI variable: 4 bytes of attributes, then its value. */
+static bool secure_boot(void)
+{
+	const char *root = getenv("KTGEN_SYSROOT");
+	unsigned char v[5];
+	char path[512];
+	FILE *f;
+	bool on;
+
+	snprintf(path, sizeof(path), "%s%s", root ? root : "",
+		 "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e3e8c35d4e8c");
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	on = fread(v, 1, sizeof(v), f) == sizeof(v) && v[4] == 1;
+	fclose(f);
+	return on;
+}
+
+/*
+ * Why the kernel could not load ktgen on demand, as far as the host says:
+ * module loading off, the module not installed for this kernel, or a
+ * kernel that takes only signed modules (the likeliest reason an
+ * installed module is refused). NULL when none of these holds.
+ */
+const char *nl_module_refusal(char *buf, size_t len)
+{
+	char line[256], kver[128] = "", dep[256];
+
+	if (host_line("/proc/sys/kernel/modules_disabled", line, sizeof(line)) && line[0] == '1')
+		return "module loading is off (kernel.modules_disabled) until the next boot";
+	if (host_line("/proc/sys/kernel/osrelease", line, sizeof(line)))
+		sscanf(line, "%127s", kver);
+	snprintf(dep, sizeof(dep), "/lib/modules/%s/modules.dep", kver);
+	if (kver[0] && host_line(dep, line, sizeof(line))) {
+		const char *root = getenv("KTGEN_SYSROOT");
+		char full[512], l[1024];
+		bool found = false;
+		FILE *f;
+
+		snprintf(full, sizeof(full), "%s%s", root ? root : "", dep);
+		f = fopen(full, "re");
+		while (f && !found && fgets(l, sizeof(l), f))
+			found = strstr(l, "/ktgen.ko") != NULL;
+		if (f)
+			fclose(f);
+		if (!found) {
+			snprintf(buf, len, "it is not installed for %s (make install-module, "
+				 "or insmod kmod/ktgen.ko)", kver);
+			return buf;
+		}
+	}
+	if (secure_boot())
+		snprintf(buf, len, "Secure Boot is on");
+	else if (host_line("/sys/kernel/security/lockdown", line, sizeof(line)) &&
+		 !strstr(line, "[none]"))
+		snprintf(buf, len, "the kernel is locked down");
+	else if (host_line("/sys/module/module/parameters/sig_enforce", line, sizeof(line)) &&
+		 line[0] == 'Y')
+		snprintf(buf, len, "module.sig_enforce is set");
+	else
+		return NULL;
+	snprintf(buf + strlen(buf), len - strlen(buf),
+		 ", so this kernel loads only modules signed with a key it trusts: sign "
+		 "ktgen.ko (make install-module SIGN_KEY=... SIGN_CERT=..., or DKMS with "
+		 "its MOK key enrolled: docs/install.md)");
+	return buf;
+}
+
 int nl_open(struct nl_ctx *ctx)
 {
 	int err = nl_open_family(ctx, KTGEN_FAMILY_NAME, KTGEN_FAMILY_VERSION);
+	char why[512];
+	const char *reason;
 
-	if (err == -ENOENT)
+	if (err != -ENOENT)
+		return err;
+	reason = nl_module_refusal(why, sizeof(why));
+	if (reason)
+		fprintf(stderr, "ktgen: the ktgen module is not loaded and could not be loaded: %s\n",
+			reason);
+	else
 		fprintf(stderr, "ktgen: the ktgen module is not loaded and could not be loaded (modprobe ktgen)\n");
 	return err;
 }

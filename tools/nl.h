@@ -42,6 +42,8 @@ struct nl_ctx {
 };
 
 int nl_open(struct nl_ctx *ctx);
+/* Why the module could not be loaded on demand, or NULL (nl.c). */
+const char *nl_module_refusal(char *buf, size_t len);
 /* A socket for another generic netlink family (ethtool), resolved by name. */
 int nl_open_family(struct nl_ctx *ctx, const char *name, uint8_t version);
 void nl_close(struct nl_ctx *ctx);

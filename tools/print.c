@@ -4,6 +4,8 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "print.h"
@@ -175,16 +177,69 @@ void print_u64(enum output_type t, const char *key, const char *fmt,
 	}
 }
 
+/* @val (finite) in the fewest significant digits that read back as exactly
+ * @val: without an exponent from 1e-6 to below 1e21 (JSON: 0.3489,
+ * 9220271234.5, 100, 1e-07), or always (@positional, CSV: 0.0000001).
+ * @len of 400 holds any double positionally.
+ */
+char *format_double(char *buf, size_t len, double val, bool positional)
+{
+	char sci[40], digits[24], *c;
+	int prec, exp, n = 0, point, i;
+	size_t o = 0;
+
+	for (prec = 1; prec < 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, val);
+		if (strtod(buf, NULL) == val)
+			break;
+	}
+	snprintf(buf, len, "%.*g", prec, val);
+	if (!strchr(buf, 'e') ||
+	    (!positional && (fabs(val) < 1e-6 || fabs(val) >= 1e21)))
+		return buf;
+
+	/* d.ddde±x: the digits, then where the point goes among them */
+	snprintf(sci, sizeof(sci), "%.*e", prec - 1, val);
+	for (c = sci + (sci[0] == '-'); *c && *c != 'e'; c++)
+		if (*c != '.')
+			digits[n++] = *c;
+	while (n > 1 && digits[n - 1] == '0')
+		n--;
+	exp = atoi(c + 1);
+	point = exp + 1;
+
+#define PUT(ch) do { if (o + 1 < len) buf[o++] = (ch); } while (0)
+	if (sci[0] == '-')
+		PUT('-');
+	if (point <= 0) {
+		PUT('0');
+		PUT('.');
+		for (i = point; i < 0; i++)
+			PUT('0');
+	}
+	for (i = 0; i < n || i < point; i++) {
+		if (i == point && point > 0)
+			PUT('.');
+		PUT(i < n ? digits[i] : '0');
+	}
+#undef PUT
+	if (len)
+		buf[o < len ? o : len - 1] = '\0';
+	return buf;
+}
+
 /* JSON has no NaN or infinity: those print as null. */
 void print_double(enum output_type t, const char *key, const char *fmt,
 		  double val)
 {
+	char buf[400];
+
 	if (p.json) {
 		if (!(t & PRINT_JSON))
 			return;
 		json_member(key);
 		if (isfinite(val))
-			fprintf(p.out, "%.6g", val);
+			fputs(format_double(buf, sizeof(buf), val, false), p.out);
 		else
 			fputs("null", p.out);
 	} else if (t & PRINT_TEXT) {

@@ -35,5 +35,6 @@ void print_bool(enum output_type t, const char *key, const char *fmt,
 void print_double(enum output_type t, const char *key, const char *fmt,
 		  double val);
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *format_double(char *buf, size_t len, double val, bool positional);
 
 #endif /* KTGEN_PRINT_H */

@@ -5,6 +5,8 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -223,6 +225,30 @@ struct run_wait {
 	const struct peer	*peer;		/* the receiving end elsewhere */
 };
 
+/*
+ * A run's own warnings (the environment's are its own): text prints each
+ * where it arises, JSON lists them as "warnings", which jobs (ab, sweep,
+ * repeat) pass on. Reset for each run printed.
+ */
+#define RUN_WARNINGS	4
+static struct {
+	char		s[RUN_WARNINGS][192];
+	unsigned int	n;
+} run_warnings;
+
+static const char *run_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *run_warning(const char *fmt, ...)
+{
+	static char spare[192];
+	char *s = run_warnings.n < RUN_WARNINGS ? run_warnings.s[run_warnings.n++] : spare;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s, sizeof(spare), fmt, ap);
+	va_end(ap);
+	return s;
+}
+
 static uint32_t get_u32(const struct nlattr *a, uint32_t def)
 {
 	return a ? mnl_attr_get_u32(a) : def;
@@ -365,13 +391,14 @@ static void print_run_nocache(const struct nlattr **tb, const struct nlattr *flo
 
 	if (!n)
 		return;
-	print_text("  tx-nocache-copy on for %u of %u flows: ", n,
-		   get_u32(tb[KTGEN_A_RUN_FLOWS], 1));
-	if (mode == KTGEN_TX_MODE_USER)
-		print_text("the stack copied the payload with non-temporal stores\n");
-	else
-		print_text("no effect possible on tx %s (only tx user sends user memory)\n",
-			   mode < ARRAY_SIZE(tx_mode_names) ? tx_mode_names[mode] : "?");
+	if (mode == KTGEN_TX_MODE_USER) {
+		print_text("  tx-nocache-copy on for %u of %u flows: the stack copied the payload with non-temporal stores\n",
+			   n, get_u32(tb[KTGEN_A_RUN_FLOWS], 1));
+		return;
+	}
+	print_text("  %s\n", run_warning("tx-nocache-copy on for %u of %u flows: no effect possible on tx %s (only tx user sends user memory)",
+					 n, get_u32(tb[KTGEN_A_RUN_FLOWS], 1),
+					 mode < ARRAY_SIZE(tx_mode_names) ? tx_mode_names[mode] : "?"));
 }
 
 /* "  tx 12.34 Gbit/s  15425000000 bytes  235000 msgs  acked 15425000000" */
@@ -625,8 +652,9 @@ static void print_run_latency(const struct nlattr **tb, uint64_t ns)
 	print_text("%s\n", tb[KTGEN_A_RUN_RATE] ? "  (open loop: from each request's slot)" : "");
 	/* Short of the offered load, the latencies include the generator's own queue. */
 	if (tb[KTGEN_A_RUN_RATE] && ns && n * 1e9 / ns < 0.9 * offered)
-		print_text("  warning: open loop kept %.0f of the %.0f trans/s offered: the generator fell behind\n",
-			   n * 1e9 / ns, offered);
+		print_text("  warning: %s\n",
+			   run_warning("open loop kept %.0f of the %.0f trans/s offered: the generator fell behind",
+				       n * 1e9 / ns, offered));
 }
 
 /* Each flow in JSON; in text, how evenly the flows shared the bytes. */
@@ -673,6 +701,7 @@ static void print_run(const struct nlattr **tb, const struct run_wait *w)
 	uint64_t ns = tb[KTGEN_A_RUN_DURATION_NS] ?
 		      mnl_attr_get_u64(tb[KTGEN_A_RUN_DURATION_NS]) : 0;
 
+	run_warnings.n = 0;
 	print_open_object(NULL);
 	if (w)
 		print_u64(PRINT_JSON, "schema_version", NULL, KTG_RUN_SCHEMA_VERSION);
@@ -700,6 +729,14 @@ static void print_run(const struct nlattr **tb, const struct run_wait *w)
 		env_print(&w->env);
 	else if (w)
 		env_print_warnings(&w->env);
+	if (run_warnings.n) {
+		unsigned int i;
+
+		print_open_array("warnings");
+		for (i = 0; i < run_warnings.n; i++)
+			print_string(PRINT_JSON, NULL, NULL, run_warnings.s[i]);
+		print_close_array();
+	}
 	/* Text showed the intervals as they came. */
 	if (w && w->niv && print_is_json()) {
 		size_t i;
@@ -1272,6 +1309,172 @@ static int run_parse(struct run_args *a, int test, int argc, char **argv)
 					  a->has_resp ? a->resp : hdr) : 0;
 }
 
+/*
+ * What the kernel would refuse of a run's words (its policy's ranges and
+ * the combinations kmod/netlink.c checks), for a job (ab, sweep, run ...
+ * repeat) to find before its first run, naming the keyword. A plain run
+ * leaves this to the kernel, whose message names the attribute.
+ */
+static int run_limits_check(const struct run_args *a)
+{
+	bool rr = a->test == KTGEN_TEST_TCP_RR || a->test == KTGEN_TEST_UDP_RR ||
+		  a->test == KTGEN_TEST_TCP_CRR;
+	const char *test = test_names[a->test];
+
+	if (!a->port) {
+		usage_error("run: port needs a port from 1 to 65535");
+		return -1;
+	}
+	if (a->has_flows && (a->flows < 1 || a->flows > 1024)) {
+		usage_error("run: flows needs 1 to 1024 flows");
+		return -1;
+	}
+	if (a->has_time && a->time_ms > 86400000) {
+		usage_error("run: time needs at most 86400 seconds");
+		return -1;
+	}
+	if (a->has_interval && (a->interval_ms < 100 || a->interval_ms > 3600000)) {
+		usage_error("run: interval needs 0.1 to 3600 seconds");
+		return -1;
+	}
+	if (a->has_warmup && a->warmup_ms > 3600000) {
+		usage_error("run: warmup needs at most 3600 seconds");
+		return -1;
+	}
+	if (a->detach) {
+		usage_error("run: a job's runs are waited for, not detached");
+		return -1;
+	}
+	if (a->has_burst && !a->pace_bps && !a->pace_pps) {
+		usage_error("run: burst is for paced streams (rate)");
+		return -1;
+	}
+	if (a->has_gso && a->test != KTGEN_TEST_UDP_STREAM) {
+		usage_error("run: gso batches udp_stream datagrams only");
+		return -1;
+	}
+	if (a->has_gso && a->tx_mode > 0) {
+		usage_error("run: gso sends with tx stack only");
+		return -1;
+	}
+	if (!rr) {
+		static const struct {
+			size_t off;
+			const char *kw;
+		} rr_only[] = {
+			{ offsetof(struct run_args, has_req), "req" },
+			{ offsetof(struct run_args, has_resp), "resp" },
+			{ offsetof(struct run_args, has_rr_timeout), "timeout" },
+			{ offsetof(struct run_args, has_token), "token" },
+		};
+		unsigned int i;
+
+		for (i = 0; i < ARRAY_SIZE(rr_only); i++)
+			if (*(const bool *)((const char *)a + rr_only[i].off)) {
+				usage_error("run: %s is for tcp_rr, udp_rr and tcp_crr", rr_only[i].kw);
+				return -1;
+			}
+		if (a->npct) {
+			usage_error("run: percentiles is for tcp_rr, udp_rr and tcp_crr");
+			return -1;
+		}
+		if (a->has_size && (a->size < 1 || a->size > 1048576)) {
+			usage_error("run: size needs 1 byte to 1M");
+			return -1;
+		}
+		if (a->test == KTGEN_TEST_UDP_STREAM && a->has_size && a->size > 65507) {
+			usage_error("run: size needs at most 65507 bytes for udp_stream");
+			return -1;
+		}
+		if (a->has_gso && (a->gso < 2 || a->gso > 64 ||
+				   (uint64_t)(a->has_size ? a->size : 1024) * a->gso > 65507)) {
+			usage_error("run: gso needs 2 to 64 datagrams of at most 65507 bytes together");
+			return -1;
+		}
+		return 0;
+	}
+	if (a->has_size) {
+		usage_error("run: size is for streams: %s takes req and resp", test);
+		return -1;
+	}
+	if (a->has_bytes) {
+		usage_error("run: bytes: a request/response run takes a time or msgs limit");
+		return -1;
+	}
+	if (a->tx_mode > 0 && a->tx_mode != KTGEN_TX_MODE_USER) {
+		usage_error("run: tx: a request/response run sends with tx stack or user");
+		return -1;
+	}
+	if ((a->has_req && (a->req < 1 || a->req > 65507)) ||
+	    (a->has_resp && (a->resp < 1 || a->resp > 65507))) {
+		usage_error("run: %s needs 1 to 65507 bytes", a->has_req &&
+			    (a->req < 1 || a->req > 65507) ? "req" : "resp");
+		return -1;
+	}
+	if (a->test == KTGEN_TEST_UDP_RR && ((a->has_req && a->req < KTG_UDP_RR_HDR) ||
+					     (a->has_resp && a->resp < KTG_UDP_RR_HDR))) {
+		usage_error("run: %s needs at least %d bytes for udp_rr (its header)",
+			    a->has_req && a->req < KTG_UDP_RR_HDR ? "req" : "resp", KTG_UDP_RR_HDR);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A job's knobs, before its first run: each must be able to act on the
+ * run's path. tx-nocache-copy changes only the stack's copy of user
+ * memory (tx user); a device, feature or private flag that is not there,
+ * or a fixed feature, would fail the first run of the variant after the
+ * others had run.
+ */
+static int run_knobs_check(struct run_args *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->knobs.n; i++) {
+		const struct knob *k = &a->knobs.k[i];
+
+		if (!strcmp(k->name, "tx-nocache-copy") && a->tx_mode != KTGEN_TX_MODE_USER) {
+			usage_error("run: knob %s feature tx-nocache-copy: no effect possible on tx %s (only tx user sends user memory)",
+				    k->ifname, a->tx_mode > 0 ? tx_mode_names[a->tx_mode] : "stack");
+			return -1;
+		}
+	}
+	return knobs_check(&a->knobs);
+}
+
+static int run_job_check(struct run_args *a)
+{
+	if (run_limits_check(a))
+		return -1;
+	return run_knobs_check(a);
+}
+
+/*
+ * A job's run as it will be run (TEST and its words: the job's and a
+ * variant's), parsed by run's parser and checked for what the kernel would
+ * refuse, before the job's first run; @what names the variant in errors.
+ */
+int run_words_check(const char *what, int argc, char **argv)
+{
+	struct run_args a;
+	int test, ret = -1;
+
+	usage_context = what;
+	test = argc ? lookup_name(argv[0], test_names, ARRAY_SIZE(test_names)) : -1;
+	if (test < 0) {
+		usage_error("run: unknown test '%s'", argc ? argv[0] : "");
+	} else {
+		ret = run_parse(&a, test, argc - 1, argv + 1);
+		if (!ret)
+			ret = run_job_check(&a);
+		knobs_free(&a.knobs);
+		peer_free(&a.peer);
+	}
+	usage_context = NULL;
+	return ret;
+}
+
 static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 {
 	mnl_attr_put_u32(nlh, KTGEN_A_RUN_TEST, a->test);
@@ -1608,8 +1811,11 @@ static void run_usage(FILE *f)
 	      "       skb, segmented by the core before a device without UDP\n"
 	      "       segmentation offload, or by the receiver (veth, lo); with\n"
 	      "       rate Npps, N datagrams count N\n"
-	      "repeat N [confidence LEVEL,WIDTH] [csv [columns M,...]]: N runs, each\n"
-	      "       metric summarized (min, P10, median, mean, P90, max, stddev, CI);\n"
+	      "repeat N [confidence LEVEL,WIDTH] [show M,...] [keep-going]\n"
+	      "       [csv [columns M,...]]: N runs, each metric summarized (min, P10,\n"
+	      "       median, mean, P90, max, stddev, CI), and those show names (ktgen\n"
+	      "       ab help: any value); a failed run is tried once more, then ends\n"
+	      "       the job, or with keep-going is left out;\n"
 	      "       confidence stops once the LEVEL interval of the mean is narrower\n"
 	      "       than WIDTH (an estimate: verdicts need a fixed N, see ktgen ab and\n"
 	      "       ktgen diff); csv: a row per run (the metrics of columns)\n"
@@ -1689,20 +1895,23 @@ int do_run(int argc, char **argv)
 				return EXIT_FAIL;
 			for (k = 1; k < argc; k++) {
 				if (!strcmp(argv[k], "repeat") || !strcmp(argv[k], "confidence") ||
-				    !strcmp(argv[k], "columns"))
+				    !strcmp(argv[k], "columns") || !strcmp(argv[k], "show"))
 					k++;
-				else if (strcmp(argv[k], "csv"))
+				else if (strcmp(argv[k], "csv") && strcmp(argv[k], "keep-going"))
 					one[n++] = argv[k];
 			}
 			ret = run_parse(&a, test, n, one);
+			if (!ret && a.detach) {
+				usage_error("run: repeat: runs are waited for, not detached");
+				ret = -1;
+			}
+			if (!ret)
+				ret = run_job_check(&a);
 			knobs_free(&a.knobs);
+			peer_free(&a.peer);
 			free(one);
 			if (ret)
 				return EXIT_USAGE;
-			if (a.detach) {
-				usage_error("run: repeat: runs are waited for, not detached");
-				return EXIT_USAGE;
-			}
 			return run_repeat(argc, argv);
 		}
 	}

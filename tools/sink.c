@@ -50,6 +50,8 @@ static const enum mnl_attr_data_type sink_types[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_MAX_CONNS]	= MNL_TYPE_U32,
 	[KTGEN_A_SINK_IDLE_MS]		= MNL_TYPE_U32,
 	[KTGEN_A_SINK_DETACH]		= MNL_TYPE_FLAG,
+	[KTGEN_A_SINK_IPV4]		= MNL_TYPE_FLAG,
+	[KTGEN_A_SINK_IPV6]		= MNL_TYPE_FLAG,
 };
 
 void sink_format_token(uint64_t token, char *buf, size_t len)
@@ -116,8 +118,18 @@ int sink_print_cb(const struct nlmsghdr *nlh, void *data)
 		  tb[KTGEN_A_SINK_ID] ? mnl_attr_get_u32(tb[KTGEN_A_SINK_ID]) : 0);
 	print_enum(tb[KTGEN_A_SINK_PROTO], "proto", " %s", proto_names,
 		   ARRAY_SIZE(proto_names));
-	print_endpoint(tb[KTGEN_A_SINK_LOCAL_ADDR], tb[KTGEN_A_SINK_PORT], " %s");
+	/* the wildcard of both families as ss prints it: *:PORT */
+	print_endpoint(tb[KTGEN_A_SINK_IPV4] && tb[KTGEN_A_SINK_IPV6] ? NULL :
+		       tb[KTGEN_A_SINK_LOCAL_ADDR], tb[KTGEN_A_SINK_PORT], " %s");
 	print_addr(tb[KTGEN_A_SINK_LOCAL_ADDR], "local_addr");
+	if (tb[KTGEN_A_SINK_IPV4] || tb[KTGEN_A_SINK_IPV6]) {
+		print_open_array("families");
+		if (tb[KTGEN_A_SINK_IPV4])
+			print_string(PRINT_JSON, NULL, NULL, "ipv4");
+		if (tb[KTGEN_A_SINK_IPV6])
+			print_string(PRINT_JSON, NULL, NULL, "ipv6");
+		print_close_array();
+	}
 	if (tb[KTGEN_A_SINK_PORT])
 		print_u64(PRINT_JSON, "port", NULL, ntohs(mnl_attr_get_u16(tb[KTGEN_A_SINK_PORT])));
 	print_enum(tb[KTGEN_A_SINK_RX_MODE], "rx_mode", " rx %s", rx_mode_names,
@@ -180,12 +192,14 @@ static void sink_usage(FILE *f)
 	fputs("Usage: ktgen sink add tcp|udp [local ADDR] port PORT\n"
 	      "                      [rx copy|nocache|touch|discard|verify|recvmsg|user]\n"
 	      "                      [cpus LIST] [rcvbuf BYTES] [busy-poll USECS] [gro]\n"
-	      "                      [ipv6] [rr [resp-max BYTES]] [max-conns N] [idle-ms MSECS]\n"
-	      "                      [detach]\n"
+	      "                      [ipv4] [ipv6] [rr [resp-max BYTES]] [max-conns N]\n"
+	      "                      [idle-ms MSECS] [detach]\n"
 	      "       ktgen sink show [ID]\n"
 	      "       ktgen sink del ID|all\n"
-	      "local: IPv4 or IPv6 address to listen on (default: the wildcard;\n"
-	      "       ipv6 listens on the IPv6 wildcard)\n"
+	      "local: IPv4 or IPv6 address to listen on (default: the wildcard of\n"
+	      "       both families, one dual-stack IPv6 socket; IPv4 alone where\n"
+	      "       IPv6 is not available)\n"
+	      "ipv4, ipv6: the wildcard of that family only\n"
 	      "cpus:  CPUs for the sink's workers, e.g. 0-3,8\n"
 	      "busy-poll: a worker with nothing to do spins this long (50, 200us,\n"
 	      "           10ms) after the last thing it did before it sleeps\n"
@@ -213,6 +227,10 @@ static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 {
 	const char *kw = argv[0], *val = argc > 1 ? argv[1] : NULL;
 
+	if (!strcmp(kw, "ipv4")) {
+		a->ipv4 = true;
+		return 1;
+	}
 	if (!strcmp(kw, "ipv6")) {
 		a->ipv6 = true;
 		return 1;
@@ -326,9 +344,9 @@ int sink_add_parse(struct sink_args *a, int argc, char **argv)
 		usage_error("sink add: port is required");
 		return -1;
 	}
-	/* A local address gives the family; ipv6 picks the wildcard's. */
-	if (a->ipv6 && a->local.family) {
-		usage_error("sink add: ipv6 is for the wildcard address only (a local address gives the family)");
+	/* A local address gives the family; ipv4 and ipv6 the wildcard's. */
+	if ((a->ipv4 || a->ipv6) && a->local.family) {
+		usage_error("sink add: ipv4 and ipv6 are for the wildcard address only (a local address gives the family)");
 		return -1;
 	}
 	if (a->gro && a->proto != KTGEN_PROTO_UDP) {
@@ -381,6 +399,8 @@ int sink_add(struct nl_ctx *ctx, const struct sink_args *a, struct sink_added *o
 		mnl_attr_put_u32(nlh, KTGEN_A_SINK_MAX_CONNS, a->max_conns);
 	if (a->has_idle_ms)
 		mnl_attr_put_u32(nlh, KTGEN_A_SINK_IDLE_MS, a->idle_ms);
+	if (a->ipv4)
+		mnl_attr_put(nlh, KTGEN_A_SINK_IPV4, 0, NULL);
 	if (a->ipv6)
 		mnl_attr_put(nlh, KTGEN_A_SINK_IPV6, 0, NULL);
 	if (a->gro)

@@ -30,6 +30,7 @@ struct sink_args {
 	uint32_t	max_conns;
 	bool		has_idle_ms;
 	uint32_t	idle_ms;
+	bool		ipv4;		/* the wildcard's families */
 	bool		ipv6;
 	bool		gro;
 	bool		rr;		/* answers requests */

@@ -14,11 +14,18 @@
 
 #include "ktgen.h"
 
+/* What a usage error is about, when not the command line itself (a job's
+ * variant): its prefix.
+ */
+const char *usage_context;
+
 void usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
 	fputs("ktgen: ", stderr);
+	if (usage_context)
+		fprintf(stderr, "%s: ", usage_context);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

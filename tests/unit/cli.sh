@@ -50,8 +50,9 @@ t sink_add_noproto 2 'tcp or udp' sink add
 t sink_add_noport 2 'port is required' sink add tcp
 t sink_add_badport 2 'port needs a number' sink add udp port 65536
 t sink_add_badaddr 2 'local needs an IPv4 or IPv6 address' sink add tcp local 10.0.0 port 1
-t sink_add_v4_ipv6 2 'ipv6 is for the wildcard address only' sink add tcp local 10.0.0.1 port 1 ipv6
-t sink_add_v6_ipv6 2 'ipv6 is for the wildcard address only' sink add udp local fd00::1 port 1 ipv6
+t sink_add_v4_ipv6 2 'ipv4 and ipv6 are for the wildcard address only' sink add tcp local 10.0.0.1 port 1 ipv6
+t sink_add_v6_ipv6 2 'ipv4 and ipv6 are for the wildcard address only' sink add udp local fd00::1 port 1 ipv6
+t sink_add_v6_ipv4 2 'ipv4 and ipv6 are for the wildcard address only' sink add udp local fd00::1 port 1 ipv4
 # run ... peer: the URL and the peer's words are checked before any ssh.
 R='run tcp_stream to 10.0.0.2 port 5001'
 t peer_scheme 2 "ssh://\[user@\]host\[:port\].*'http://h'" $R peer http://h
@@ -90,7 +91,8 @@ t sink_add_busy_poll 2 "busy-poll needs microseconds, like 50, 200us or 10ms, no
 t sink_help_busy_poll 0 'busy-poll USECS' sink help
 t sink_add_max_conns 2 "max-conns needs a number, not 'many'" sink add tcp port 1 max-conns many
 t sink_add_idle_ms 2 "idle-ms needs milliseconds, not '1s'" sink add udp port 1 idle-ms 1s
-t sink_help_max_conns 0 'max-conns N\] \[idle-ms MSECS\]' sink help
+t sink_help_max_conns 0 'max-conns N\]' sink help
+t sink_help_families 0 'ipv4, ipv6: the wildcard of that family only' sink help
 t sink_add_gro_tcp 2 'gro is for udp sinks' sink add tcp port 1 gro
 t sink_help_gro 0 'gro:   udp: take GRO batches' sink help
 t sink_add_resp_max_no_rr 2 'resp-max is for sinks that answer requests \(rr\)' sink add udp port 1 resp-max 64K
@@ -176,22 +178,142 @@ t ab_noargs 2 'Usage: ktgen ab' ab
 t ab_norun 2 "ab: the run to compare after '--'" ab repeat 3 a x b y
 t ab_novariant 2 'ab: repeat N, a VARIANT and b VARIANT are all needed' ab repeat 3 a x -- run tcp_stream
 t ab_repeat 2 "ab: repeat: 2 to 10000 pairs, not '1'" ab repeat 1 a x b y -- run tcp_stream
-t ab_metric 2 "metric: one of tx_bps.*not 'speed'" ab repeat 3 a x b y metric speed -- run tcp_stream
+t ab_metric 2 "metric: a name \(tx_bps, .*\) or PATH:higher\|lower; not 'speed'" ab repeat 3 a x b y metric speed -- run tcp_stream
+t ab_metric_pct 2 "metric: .*not 'p100'" ab repeat 3 a x b y metric p100 -- run tcp_stream
+t ab_metric_nodir 2 "metric: .*not 'tx.msgs'" ab repeat 3 a x b y metric tx.msgs -- run tcp_stream
+t ab_show_bad 2 "show: unknown metric 'speed' \(a name, pN or PATH:higher\|lower\)" ab repeat 3 a "" b "" show retrans,speed -- run tcp_stream to 10.0.0.1 port 1
+# Any percentile or path is a metric: accepted, the job then runs (and,
+# without the module, fails as infrastructure).
+t ab_metric_any 4 'module is not loaded' ab repeat 2 a "" b "" metric p95 show retrans,'counters.snmp["Tcp.RetransSegs"]:lower' gate tx_pps -- run tcp_rr to 10.0.0.1 port 1 percentiles 50,95
+t run_repeat_show 4 'module is not loaded' run tcp_stream to 10.0.0.1 port 1 repeat 2 show tx.retrans:lower
+t run_repeat_show_bad 2 "show: unknown metric 'tx.retrans'" run tcp_stream to 10.0.0.1 port 1 repeat 2 show tx.retrans
 t ab_gate 2 "gate: unknown metric 'x'" ab repeat 3 a x b y gate rx_bps,x -- run tcp_stream
 t ab_alpha 2 "alpha: a significance level like 0.05, not '2'" ab repeat 3 a x b y alpha 2 -- run tcp_stream
 t ab_quote 2 "variant 'tx \"stack': an unclosed quote" ab repeat 3 a 'tx "stack' b y -- run tcp_stream
 t ab_bisect_usage 128 'ab: repeat' ab bisect repeat 1 a x b y -- run tcp_stream
 t run_repeat 2 "run: repeat: 2 to 10000 runs, not '1'" run tcp_stream to 10.0.0.1 port 1 repeat 1
 t run_repeat_none 2 'run: repeat: how many runs' run tcp_stream to 10.0.0.1 port 1 repeat
-t ab_bisect_infra 125 'nope' ab bisect repeat 2 a x b y -- run tcp_stream to 10.0.0.1 port 1 dev nope0
+t ab_bisect_infra 125 'module is not loaded' ab bisect repeat 2 a "" b "tx cached" -- run tcp_stream to 10.0.0.1 port 1
+# A failed run is tried once more, then ends the job, or with keep-going
+# is left out (here every run fails: no module), the count in the
+# document; nothing left means no verdict (4).
+KR='-- run tcp_stream to 10.0.0.1 port 1'
+t ab_retry 4 'run of variant a failed: once more' ab repeat 2 a "" b "tx cached" $KR
+t ab_keep_going 4 'ab pair 2/2 failed twice: left out' ab repeat 2 a "" b "tx cached" keep-going $KR
+t ab_keep_going_json 4 '"pairs":0,"repeat":2,"failed_pairs":2' -j ab repeat 2 a "" b "tx cached" keep-going $KR
+t repeat_keep_going 4 'run 3/3 failed twice: left out' run tcp_stream to 10.0.0.1 port 1 repeat 3 keep-going
+# Every job document says what it was asked, where and when.
+t ab_provenance 4 '^\{"command":\["ktgen","ab","repeat","2","a","","b","tx cached","keep-going","--","run",.*"hostname":"[^"]+","start_time":"20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z","end_time":"' \
+	-j ab repeat 2 a "" b "tx cached" keep-going $KR
+t repeat_provenance 4 '^\{"command":\["ktgen","run","tcp_stream","to","10.0.0.1","port","1","repeat","2","keep-going"\],"hostname"' \
+	-j run tcp_stream to 10.0.0.1 port 1 repeat 2 keep-going
+t sweep_keep_going 4 'sweep size 64, run, 1/1 failed twice: left out' sweep sizes 64,128 keep-going $KR
+# No module: why the kernel would not load it, from what the host says
+# (a fake root): loading off, not installed for this kernel, or a kernel
+# that takes only signed modules, each named with what to do.
+sysroot=$(mktemp -d)
+mkdir -p "$sysroot/proc/sys/kernel" "$sysroot/lib/modules/9.9.9-t" \
+	"$sysroot/sys/firmware/efi/efivars" "$sysroot/sys/kernel/security" \
+	"$sysroot/sys/module/module/parameters"
+echo 9.9.9-t >"$sysroot/proc/sys/kernel/osrelease"
+echo 1 >"$sysroot/proc/sys/kernel/modules_disabled"
+export KTGEN_SYSROOT=$sysroot
+t noload_disabled 1 'not loaded and could not be loaded: module loading is off' info
+echo 0 >"$sysroot/proc/sys/kernel/modules_disabled"
+echo "kernel/drivers/net/veth.ko:" >"$sysroot/lib/modules/9.9.9-t/modules.dep"
+t noload_not_installed 1 'could not be loaded: it is not installed for 9.9.9-t \(make install-module' info
+echo "updates/ktgen/ktgen.ko:" >>"$sysroot/lib/modules/9.9.9-t/modules.dep"
+t noload_installed 1 'could not be loaded \(modprobe ktgen\)$' info
+sb=$sysroot/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e3e8c35d4e8c
+printf '\x06\x00\x00\x00\x01' >"$sb"
+t noload_secure_boot 1 'Secure Boot is on, so this kernel loads only modules signed .*SIGN_KEY=.*MOK' info
+printf '\x06\x00\x00\x00\x00' >"$sb"
+echo "[none] integrity confidentiality" >"$sysroot/sys/kernel/security/lockdown"
+t noload_secure_boot_off 1 'could not be loaded \(modprobe ktgen\)$' info
+echo "none [integrity] confidentiality" >"$sysroot/sys/kernel/security/lockdown"
+t noload_lockdown 1 'the kernel is locked down, so this kernel loads only modules signed' info
+echo "[none] integrity confidentiality" >"$sysroot/sys/kernel/security/lockdown"
+echo Y >"$sysroot/sys/module/module/parameters/sig_enforce"
+t noload_sig_enforce 1 'module.sig_enforce is set, so' info
+unset KTGEN_SYSROOT
+rm -rf "$sysroot"
+
+# Every variant's words, and what the kernel would refuse of them, are
+# checked before the first run (by run's parser): a usage error, 2, or 128
+# under bisect; nothing runs (here no module: a run would fail with 4).
+AB='ab repeat 2 a'
+T='-- run tcp_stream to 10.0.0.1 port 1'
+t ab_variant_typo 2 "variant b: run: tx needs .*not 'cahced'" $AB "" b "tx cahced" $T
+t ab_variant_typo_bisect 128 "variant b: run: tx needs" ab bisect repeat 2 a "" b "tx cahced" $T
+t ab_variant_word 2 "variant a: run: unknown keyword 'frob'" $AB "frob 1" b "" $T
+t ab_dev_missing 2 "variant a: run: dev needs .*'nope0'" $AB "dev nope0" b "" $T
+t ab_port0 2 'run: port needs a port from 1 to 65535' $AB "" b "tx cached" -- run tcp_stream to 10.0.0.1 port 0
+t ab_interval0 2 'variant b: run: interval needs 0.1 to 3600 seconds' $AB "" b "interval 0" $T
+t ab_flows 2 'variant b: run: flows needs 1 to 1024 flows' $AB "" b "flows 2000" $T
+t ab_time 2 'run: time needs at most 86400 seconds' $AB "" b "" -- run tcp_stream to 10.0.0.1 port 1 time 100000
+t ab_rr_size 2 'variant b: run: size is for streams: tcp_rr takes req and resp' $AB "" b "size 100" \
+	-- run tcp_rr to 10.0.0.1 port 1
+t ab_rr_bytes 2 'variant b: run: bytes: a request/response run takes a time or msgs limit' \
+	$AB "" b "bytes 1M" -- run tcp_rr to 10.0.0.1 port 1
+t ab_rr_tx 2 'variant b: run: tx: a request/response run sends with tx stack or user' \
+	$AB "" b "tx zerocopy" -- run tcp_crr to 10.0.0.1 port 1
+t ab_udp_rr_req 2 'variant b: run: req needs at least 40 bytes for udp_rr' $AB "" b "req 8" \
+	-- run udp_rr to 10.0.0.1 port 1
+t ab_stream_req 2 'variant b: run: req is for tcp_rr, udp_rr and tcp_crr' $AB "" b "req 100" $T
+t ab_udp_size 2 'variant b: run: size needs at most 65507 bytes for udp_stream' $AB "" b "size 64K" \
+	-- run udp_stream to 10.0.0.1 port 1
+t ab_gso_tcp 2 'variant b: run: gso batches udp_stream datagrams only' $AB "" b "gso 8" $T
+t ab_gso_tx 2 'variant b: run: gso sends with tx stack only' $AB "" b "gso 8 tx cached" \
+	-- run udp_stream to 10.0.0.1 port 1
+t ab_burst 2 'variant b: run: burst is for paced streams .rate.' $AB "" b "burst 64K" $T
+t ab_detach 2 "variant b: run: a job's runs are waited for, not detached" $AB "" b "detach" $T
+# A variant's knobs must be able to act: read, changing nothing.
+t ab_knob_nocache 2 'variant b: run: knob lo feature tx-nocache-copy: no effect possible on tx stack' \
+	$AB "" b "knob lo feature tx-nocache-copy on" $T
+t ab_knob_nocache_bisect 128 'variant a: run: knob lo feature tx-nocache-copy: no effect possible on tx cached' \
+	ab bisect repeat 2 a "tx cached knob lo feature tx-nocache-copy off" b "" $T
+t ab_knob_fixed 2 'lo: feature loopback is fixed on: the device cannot change it' \
+	$AB "" b "knob lo feature loopback off" $T
+t ab_knob_fixed_named 2 'variant b: run: knob lo feature loopback cannot act here' \
+	$AB "" b "knob lo feature loopback off" $T
+t ab_knob_feature 2 "lo: no feature 'rx-frob'" $AB "" b "knob lo feature rx-frob on" $T
+t ab_knob_flag 2 'variant a: run: knob lo priv-flag legacy-rx cannot act here' \
+	$AB "knob lo priv-flag legacy-rx on" b "" $T
+t ab_knob_nodev 2 'nosuch0: .*No such device' $AB "" b "knob nosuch0 gro off" $T
+t ab_knob_nodev_named 2 'variant b: run: knob nosuch0 feature rx-gro cannot act here' \
+	$AB "" b "knob nosuch0 gro off" $T
+t sweep_knob_nocache 2 'variant z: run: knob lo feature tx-nocache-copy: no effect possible on tx zerocopy' \
+	sweep sizes 64 variant z "tx zerocopy knob lo feature tx-nocache-copy on" $T
+t repeat_knob_nocache 2 'run: knob lo feature tx-nocache-copy: no effect possible on tx stack' \
+	run tcp_stream to 10.0.0.1 port 1 knob lo feature tx-nocache-copy on repeat 3
+t sweep_variant_typo 2 "variant x: run: tx needs .*not 'cahced'" sweep sizes 64 variant x "tx cahced" $T
+t sweep_rr 2 'run: size is for streams: tcp_rr takes req and resp' sweep sizes 64 -- run tcp_rr to 10.0.0.1 port 1
+t sweep_udp_size 2 'run: size needs at most 65507 bytes for udp_stream' sweep sizes 1K,64K \
+	-- run udp_stream to 10.0.0.1 port 1
+t repeat_port0 2 'run: port needs a port from 1 to 65535' run tcp_stream to 10.0.0.1 port 0 repeat 3
+t repeat_rr_size 2 'run: size is for streams' run tcp_rr to 10.0.0.1 port 1 size 1 repeat 3
 t run_repeat_bad 2 "run: unknown keyword 'frob'" run tcp_stream to 10.0.0.1 port 1 frob 1 repeat 3
 t run_repeat_detach 2 'run: repeat: runs are waited for' run tcp_stream to 10.0.0.1 port 1 detach repeat 3
 t run_confidence 2 "confidence: LEVEL,WIDTH like 0.99,0.05, not '99'" run tcp_stream to 10.0.0.1 port 1 repeat 3 confidence 99
 t diff_help 0 'Usage: ktgen diff BASE.json NEW.json' diff help
-t sweep_help 0 'Usage: ktgen sweep sizes LIST' sweep help
-t sweep_nosizes 2 'sweep: sizes LIST is needed' sweep repeat 2 -- run tcp_stream
+t sweep_help 0 'Usage: ktgen sweep \{sizes LIST \| over KW' sweep help
+t sweep_nosizes 2 'sweep: sizes LIST or over KW LIST is needed' sweep repeat 2 -- run tcp_stream
+# over: any run keywords; each point's values checked by run's parser with
+# each variant before the first run; the swept words not in the run too.
+RR='-- run tcp_rr to 10.0.0.1 port 1'
+t sweep_over_rr 4 'module is not loaded' sweep over req,resp 1400:1,14000:14000 stat mean $RR
+t sweep_over_flows 4 'module is not loaded' sweep over flows,cpus 1:0,16:0-1 $T
+t sweep_over_short 2 "sweep: over: a value for each of req,resp in each point, joined by ':', not '1400'" \
+	sweep over req,resp 1400,14000:14000 $RR
+t sweep_over_long 2 "not '1:2:3'" sweep over req,resp 1:2:3 $RR
+t sweep_over_bad_value 2 "variant run: run: req needs" sweep over req,resp 0:1 $RR
+t sweep_over_in_run 2 'sweep: flows comes from the sweep, not from the run' \
+	sweep over flows 1,2 -- run tcp_stream to 10.0.0.1 port 1 flows 4
+t sweep_over_to 2 'sweep: over: up to 4 run keywords \(not to or port\)' sweep over to 1.1.1.1 $T
+t sweep_sizes_over 2 'sweep: one of sizes and over' sweep sizes 64 over flows 1 $T
+t sweep_stat 2 "sweep: unknown keyword 'stat'" sweep sizes 64 stat mode $T
 t sweep_badsize 2 "sweep: sizes: up to 32 sizes like 64,1K,64K, not 'x'" sweep sizes 64,x -- run tcp_stream
-t sweep_runsize 2 "the sizes come from 'sizes', not the run's 'size'" sweep sizes 64 -- run tcp_stream size 100
+t sweep_runsize 2 'sweep: size comes from the sweep, not from the run' sweep sizes 64 -- run tcp_stream size 100
 t sweep_norun 2 "sweep: the run after '--'" sweep sizes 64
 t sweep_columns 2 "columns: unknown metric 'x'" sweep sizes 64 csv columns tx_bps,x -- run tcp_stream
 t sweep_csv_json 2 'sweep: csv or -j, not both' -j sweep sizes 64 csv -- run tcp_stream
@@ -227,8 +349,108 @@ cp "$d/base.json" "$d/b2.json"
 t diff_save 0 'now 2 sessions' diff "$d/b2.json" "$d/same.json" save
 t diff_save_more 1 'n 12/6' diff "$d/b2.json" "$d/slow.json" save
 t diff_not_saved 0 'n 12/6' diff "$d/b2.json" "$d/same.json"
+# A saved baseline keeps its samples exact (JSON numbers that read back
+# as the same doubles), and an old one written with %.6g still reads.
+doc 9220271234.5,9220271001.25,9220270999.875,9220271100.5,9220271050,9220271075.125 exact.json
+doc 9.22027e+09,9.22028e+09,9.22026e+09,9.22027e+09,9.22027e+09,9.22028e+09 old.json
+t diff_save_exact 0 'now 2 sessions' diff "$d/exact.json" "$d/exact.json" save
+n=$((n + 1))
+saved=$(/usr/bin/python3 -c 'import json, sys; print(" ".join(repr(float(x)) for x in sorted(set(json.load(open(sys.argv[1]))["metrics"]["tx_bps"]["samples"]))))' "$d/exact.json")
+if [ "$saved" = "9220270999.875 9220271001.25 9220271050.0 9220271075.125 9220271100.5 9220271234.5" ]; then
+	cases+=("ok $n diff_saved_exact")
+else
+	cases+=("not ok $n diff_saved_exact" "# saved samples: $saved")
+	failed=$((failed + 1))
+fi
+t diff_old_baseline 0 'n 6/6' diff "$d/old.json" "$d/old.json"
+# Documents of different tests are no comparison: refused unless force,
+# naming what differs; where they ran is shown side by side where it
+# differs; one without a job record (an older ktgen's) is compared with a
+# warning. ($d/base.json and slow.json have none.)
+jobdoc()
+{
+	echo "{\"sessions\":1,\"job\":{\"test\":\"$3\",\"tx_mode\":\"stack\",\"size\":$4,\"flows\":1,
+	  \"environment\":{\"kernel\":\"$5\",\"cpu_model\":\"x\",\"ktgen_cli\":\"0.1.0\",
+	  \"devices\":{\"eth0\":{\"driver\":\"ixgbe\",\"firmware\":\"$6\"}}}},
+	  \"metrics\":{\"tx_bps\":{\"samples\":[$1]}}}" >"$d/$2"
+}
+jobdoc 1000,1010,990,1005,995,1002 tcp.json tcp_stream 65536 6.1.0 0x800
+jobdoc 8,8.1,7.9,8.05,7.95,8.02 udp64.json udp_stream 64 6.1.0 0x800
+jobdoc 800,810,790,805,795,802 tcp_new.json tcp_stream 65536 6.12.0 0x900
+t diff_other_test 2 "measured different things: test tcp_stream vs udp_stream, size 65536 vs 64 \(force" \
+	diff "$d/tcp.json" "$d/udp64.json"
+t diff_other_test_bisect 128 'measured different things' diff "$d/tcp.json" "$d/udp64.json" bisect
+t diff_other_test_force 1 'forced, though they measured different things: test tcp_stream vs udp_stream' \
+	diff "$d/tcp.json" "$d/udp64.json" force
+t diff_env 1 '^  eth0 firmware +0x800 +0x900$' \
+	diff "$d/tcp.json" "$d/tcp_new.json"
+t diff_env_json 1 '"environment_diff":\[\{"what":"kernel","base":"6.1.0","new":"6.12.0"\}' \
+	-j diff "$d/tcp.json" "$d/tcp_new.json"
+t diff_no_job 1 'slow.json has no job record \(an older ktgen.s\): whether both' diff "$d/tcp.json" "$d/slow.json"
+cp "$d/tcp.json" "$d/tcpb.json"
+t diff_save_job 0 'now 2 sessions' diff "$d/tcpb.json" "$d/tcp.json" save
+t diff_saved_job 2 'measured different things: test tcp_stream vs udp_stream' \
+	diff "$d/tcpb.json" "$d/udp64.json"
+# Hostile files get a clear error and exit 4, never a verdict: a sample
+# that is no positive finite figure (negative, 0, 1e308, a string), a
+# file that is no regular file or is too large for a ktgen document.
+doc 1000,-5,990 neg.json
+doc 1e308,1e308 huge.json
+doc '1000,"x"' str.json
+doc 0,0,0 zero.json
+t diff_sample_negative 4 'neg.json: tx_bps sample 2 is -5: a sample is a positive figure up to 1e\+18' diff "$d/base.json" "$d/neg.json"
+t diff_sample_huge 4 'huge.json: tx_bps sample 1 is 1e\+308' diff "$d/huge.json" "$d/base.json"
+t diff_sample_string 4 'str.json: tx_bps sample 2 is a string, not a number' diff "$d/base.json" "$d/str.json"
+t diff_sample_zero 4 'zero.json: tx_bps sample 1 is 0' diff "$d/base.json" "$d/zero.json"
+t diff_not_file 4 '/dev/zero: not a regular file' diff "$d/base.json" /dev/zero
+truncate -s 65M "$d/big.json"
+t diff_too_big 4 'big.json: larger than 64 MiB' diff "$d/base.json" "$d/big.json"
+t diff_both_no_job 0 'neither document has a job record' diff "$d/base.json" "$d/same.json"
 echo '{"metrics": [1,' >"$d/bad.json"
 t diff_bad_json 4 'bad.json: [0-9]+:[0-9]+: ' diff "$d/base.json" "$d/bad.json"
+rm -rf "$d"
+
+# Every job document against tools/ktgen-job.schema.json: ab, repeat and
+# sweep (their runs failing here: no module), diff, a saved baseline.
+schema()
+{
+	local name=$1 out
+
+	shift
+	n=$((n + 1))
+	out=$("$ktgen" -j "$@" 2>/dev/null | /usr/bin/python3 -c '
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+doc = json.load(sys.stdin)
+jsonschema.validate(doc, schema, cls=jsonschema.Draft202012Validator)
+' "$(dirname "$(readlink -f "$0")")/../../tools/ktgen-job.schema.json" 2>&1)
+	if [ -z "$out" ]; then
+		cases+=("ok $n $name")
+	else
+		cases+=("not ok $n $name" "# $(echo "$out" | tail -n 3 | tr '\n' ' ')")
+		failed=$((failed + 1))
+	fi
+}
+d=$(mktemp -d)
+echo '{"sessions":1,"metrics":{"tx_bps":{"samples":[1000,1010,990,1005,995,1002]}}}' >"$d/a.json"
+echo '{"sessions":1,"metrics":{"tx_bps":{"samples":[800,810,790,805,795,802]}}}' >"$d/b.json"
+cp "$d/a.json" "$d/c.json"
+"$ktgen" diff "$d/c.json" "$d/a.json" save >/dev/null 2>&1
+schema schema_ab ab repeat 2 a "" b "tx cached" keep-going $KR
+schema schema_repeat run tcp_stream to 10.0.0.1 port 1 repeat 2 keep-going
+schema schema_sweep sweep over flows 1,2 keep-going $KR
+schema schema_diff diff "$d/a.json" "$d/b.json"
+n=$((n + 1))
+if /usr/bin/python3 -c '
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])),
+		    cls=jsonschema.Draft202012Validator)' \
+	"$(dirname "$(readlink -f "$0")")/../../tools/ktgen-job.schema.json" "$d/c.json" 2>/dev/null; then
+	cases+=("ok $n schema_baseline")
+else
+	cases+=("not ok $n schema_baseline")
+	failed=$((failed + 1))
+fi
 rm -rf "$d"
 
 echo "KTAP version 1"

@@ -7,6 +7,7 @@
  * Output is KTAP.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -572,8 +573,9 @@ static void test_run_doc(void)
 	CHECK(!strncmp(err, path, strlen(path)) && strstr(err, ": No such file or directory"));
 }
 
-/* What ktgen's own print path writes (escapes, u64 extremes, doubles
- * as %.6g, NaN as null, pretty or not) reads back as the same values.
+/* What ktgen's own print path writes (escapes, u64 extremes, doubles in
+ * their shortest exact form, NaN as null, pretty or not) reads back as the
+ * same values, bit for bit.
  */
 static void print_sample(void)
 {
@@ -586,6 +588,10 @@ static void print_sample(void)
 	print_double(PRINT_JSON, "big", NULL, 1234567.0);
 	print_double(PRINT_JSON, "tiny", NULL, -2.5e-7);
 	print_double(PRINT_JSON, "nan", NULL, NAN);
+	print_double(PRINT_JSON, "bps", NULL, 9220271234.5);
+	print_double(PRINT_JSON, "sum", NULL, 0.1 + 0.2);
+	print_double(PRINT_JSON, "dmax", NULL, DBL_MAX);
+	print_double(PRINT_JSON, "denorm", NULL, 4.9406564584124654e-324);
 	print_bool(PRINT_JSON, "yes", NULL, true);
 	print_open_object("snmp");
 	print_u64(PRINT_JSON, "Tcp.RetransSegs", NULL, 61);
@@ -598,6 +604,43 @@ static void print_sample(void)
 	print_close_array();
 	print_close_array();
 	print_close_object();
+}
+
+/* A double in its shortest exact form: as JSON writes it, and positional
+ * (no exponent: what CSV writes), each reading back as the same value.
+ */
+static void test_format_double(void)
+{
+	static const struct {
+		double v;
+		const char *json, *fixed;
+	} t[] = {
+		{ 0.3489, "0.3489", "0.3489" },
+		{ 0.1 + 0.2, "0.30000000000000004", "0.30000000000000004" },
+		{ 9220271234.5, "9220271234.5", "9220271234.5" },
+		{ 9.22027e9, "9220270000", "9220270000" },
+		{ 100, "100", "100" },
+		{ 1e-6, "0.000001", "0.000001" },
+		{ 1e-7, "1e-07", "0.0000001" },
+		{ -2.5e-7, "-2.5e-07", "-0.00000025" },
+		{ 1e21, "1e+21", "1000000000000000000000" },
+		{ 123.0, "123", "123" },
+		{ -0.0, "-0", "-0" },
+		{ 0, "0", "0" },
+	};
+	char buf[400];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		CHECK_STR(format_double(buf, sizeof(buf), t[i].v, false), t[i].json);
+		CHECK(strtod(buf, NULL) == t[i].v);
+		CHECK_STR(format_double(buf, sizeof(buf), t[i].v, true), t[i].fixed);
+		CHECK(strtod(buf, NULL) == t[i].v);
+	}
+	format_double(buf, sizeof(buf), DBL_MAX, true);
+	CHECK(strlen(buf) == 309 && strtod(buf, NULL) == DBL_MAX);
+	format_double(buf, sizeof(buf), 4.9406564584124654e-324, true);
+	CHECK(!strncmp(buf, "0.000", 5) && strtod(buf, NULL) == 4.9406564584124654e-324);
 }
 
 static void test_print_roundtrip(void)
@@ -617,14 +660,22 @@ static void test_print_roundtrip(void)
 		j = json_parse(buf, len, err, sizeof(err));
 		if (!j)
 			printf("# %s in:\n# %s\n", err, buf);
-		CHECK(j && j->len == 11);
+		CHECK(j && j->len == 15);
 		CHECK_STR(json_string(json_get(j, "ctl")), "a\x01\x1f\"\\\n\t/\x7f\xc3\xa9");
 		CHECK(json_get(j, "none") && json_get(j, "none")->type == JSON_NULL);
 		CHECK(json_get(j, "max") && json_get(j, "max")->u == UINT64_MAX);
 		CHECK(json_get(j, "zero") && json_get(j, "zero")->is_int);
-		CHECK(fabs(num_at(j, "third") - 1.0 / 3) < 1e-6);
-		CHECK(num_at(j, "big") == 1.23457e6 && !json_get(j, "big")->is_int);
+		CHECK(num_at(j, "third") == 1.0 / 3);
+		CHECK(num_at(j, "big") == 1234567.0);
 		CHECK(num_at(j, "tiny") == -2.5e-7);
+		CHECK(num_at(j, "bps") == 9220271234.5);
+		CHECK(num_at(j, "sum") == 0.1 + 0.2);
+		CHECK(num_at(j, "dmax") == DBL_MAX);
+		CHECK(num_at(j, "denorm") == 4.9406564584124654e-324);
+		/* the shortest form that reads back exact */
+		CHECK(strstr(buf, "0.30000000000000004") && strstr(buf, "9220271234.5") &&
+		      strstr(buf, "1234567") && !strstr(buf, "1234567.0") &&
+		      strstr(buf, "-2.5e-07"));
 		CHECK(json_get(j, "nan") && json_get(j, "nan")->type == JSON_NULL);
 		CHECK(json_get(j, "yes") && json_get(j, "yes")->boolean);
 		CHECK(num_at(j, "snmp[\"Tcp.RetransSegs\"]") == 61);
@@ -648,6 +699,7 @@ static const struct {
 	{ "json_sequence", test_seq },
 	{ "json_run_document", test_run_doc },
 	{ "json_print_roundtrip", test_print_roundtrip },
+	{ "json_format_double", test_format_double },
 };
 
 int main(void)

@@ -12,12 +12,17 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <linux/gen_stats.h>
 #include <linux/genetlink.h>
 #include <linux/ktgen.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <libmnl/libmnl.h>
 
 #include "counters.h"
 #include "env.h"
 #include "hist.h"
+#include "json.h"
 #include "ktgen.h"
 #include "nl.h"
 #include "print.h"
@@ -381,6 +386,89 @@ static struct nlmsghdr *sample_run(char *buf, uint32_t state)
 	return nlh;
 }
 
+/* A wildcard sink's families: "*" for both, as ss prints it. */
+static void show_families(char *buf, bool v4, bool v6, const char *text,
+			  const char *json)
+{
+	static const uint8_t any[16];
+	struct nlmsghdr *nlh = genl_msg(buf, KTGEN_CMD_SINK_GET);
+	const char *out;
+
+	mnl_attr_put_u32(nlh, KTGEN_A_SINK_ID, 4);
+	mnl_attr_put_u32(nlh, KTGEN_A_SINK_PROTO, KTGEN_PROTO_UDP);
+	if (v6)
+		mnl_attr_put(nlh, KTGEN_A_SINK_LOCAL_ADDR, sizeof(any), any);
+	else
+		mnl_attr_put(nlh, KTGEN_A_SINK_LOCAL_ADDR, 4, any);
+	mnl_attr_put_u16(nlh, KTGEN_A_SINK_PORT, htons(5002));
+	if (v4)
+		mnl_attr_put(nlh, KTGEN_A_SINK_IPV4, 0, NULL);
+	if (v6)
+		mnl_attr_put(nlh, KTGEN_A_SINK_IPV6, 0, NULL);
+	capture_start(false, false);
+	sink_print_cb(nlh, NULL);
+	out = capture_end();
+	CHECK_STR(out, text);
+	capture_start(true, false);
+	sink_print_cb(nlh, NULL);
+	out = capture_end();
+	CHECK_STR(out, json);
+}
+
+static void test_show_families(char *buf)
+{
+	show_families(buf, true, true, "sink 4 udp *:5002\n",
+		      "{\"id\":4,\"proto\":\"udp\",\"local_addr\":\"::\","
+		      "\"families\":[\"ipv4\",\"ipv6\"],\"port\":5002}\n");
+	show_families(buf, false, true, "sink 4 udp [::]:5002\n",
+		      "{\"id\":4,\"proto\":\"udp\",\"local_addr\":\"::\","
+		      "\"families\":[\"ipv6\"],\"port\":5002}\n");
+	show_families(buf, true, false, "sink 4 udp 0.0.0.0:5002\n",
+		      "{\"id\":4,\"proto\":\"udp\",\"local_addr\":\"0.0.0.0\","
+		      "\"families\":[\"ipv4\"],\"port\":5002}\n");
+}
+
+/* tx-nocache-copy on where it cannot act: a line in text, and the run's
+ * "warnings" in JSON, for jobs to pass on; none with tx user.
+ */
+static struct nlmsghdr *nocache_run(char *buf, uint32_t mode)
+{
+	struct nlmsghdr *nlh = genl_msg(buf, KTGEN_CMD_RUN_DONE);
+	struct nlattr *nest;
+
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_ID, 2);
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_FLOWS, 4);
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_TX_MODE, mode);
+	nest = mnl_attr_nest_start(nlh, KTGEN_A_RUN_TX);
+	mnl_attr_put_u64(nlh, KTGEN_A_TX_STATS_BYTES, 1000);
+	mnl_attr_put_u32(nlh, KTGEN_A_TX_STATS_NOCACHE_COPY_FLOWS, 3);
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+static void test_show_run_warnings(char *buf)
+{
+	const char *out;
+	int i;
+
+	for (i = 0; i < 2; i++) {	/* the second run starts afresh */
+		capture_start(true, false);
+		run_print_cb(nocache_run(buf, KTGEN_TX_MODE_CACHED), NULL);
+		out = capture_end();
+		CHECK(strstr(out, ",\"warnings\":[\"tx-nocache-copy on for 3 of 4 flows: no effect "
+			      "possible on tx cached (only tx user sends user memory)\"]}\n"));
+	}
+	capture_start(false, false);
+	run_print_cb(nocache_run(buf, KTGEN_TX_MODE_CACHED), NULL);
+	out = capture_end();
+	CHECK(strstr(out, "\n  tx-nocache-copy on for 3 of 4 flows: no effect possible on tx cached "
+			  "(only tx user sends user memory)\n"));
+	capture_start(true, false);
+	run_print_cb(nocache_run(buf, KTGEN_TX_MODE_USER), NULL);
+	out = capture_end();
+	CHECK(!strstr(out, "warnings") && strstr(out, "\"nocache_copy_effect\":true"));
+}
+
 static void test_show(void)
 {
 	const char *out;
@@ -400,6 +488,7 @@ static void test_show(void)
 		  "\"cpus\":\"0-3\",\"rcvbuf\":4194304,\"rx\":{\"bytes\":1000,\"msgs\":235000,"
 		  "\"conns\":4,\"lost\":0,\"verify_errors\":0,\"verify_first_offset\":0,"
 		  "\"late\":0,\"dup\":2,\"bad_headers\":0}}\n");
+	test_show_families(buf);
 
 	capture_start(false, false);
 	run_print_cb(sample_run(buf, KTGEN_RUN_STATE_DONE), NULL);
@@ -442,6 +531,7 @@ static void test_show(void)
 		out = capture_end();
 	CHECK_STR(out, "run 7 to *:0\n");
 	}
+	test_show_run_warnings(buf);
 }
 
 /* Known inputs: netperf's service demand is util x cpus x elapsed (us)
@@ -508,10 +598,53 @@ static void test_cpu_show(void)
 	CHECK(strstr(out, ",\"cpu\":{\"method\":\"busy-time\",\"estimated\":true,"
 			  "\"run\":{\"cpus\":1,\"busy_ns\":10000000000,\"util_pct\":100,"
 			  "\"cycles\":30850000000,\"cycles_per_byte\":2,"
-			  "\"cycles_per_msg\":131277,\"us_per_kb\":0.663857},"
+			  "\"cycles_per_msg\":131276.59574468085,\"us_per_kb\":0.6638573743922204},"
 			  "\"other\":{\"cpus\":3,\"busy_ns\":7500000000,\"util_pct\":25,"
 			  "\"cycles\":23137500000,\"cycles_per_byte\":1.5,"
-			  "\"cycles_per_msg\":98457.4,\"us_per_kb\":0.497893}}}\n"));
+			  "\"cycles_per_msg\":98457.44680851063,\"us_per_kb\":0.4978930307941653}}}\n"));
+}
+
+/* An RTM_NEWQDISC of @ifindex, @parent, with @drops in its TCA_STATS2. */
+static struct nlmsghdr *qdisc_msg(char *buf, int ifindex, uint32_t parent, uint32_t drops)
+{
+	struct gnet_stats_queue q = { .drops = drops, .requeues = 1, .overlimits = 2 };
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct tcmsg *tc;
+	struct nlattr *st;
+
+	nlh->nlmsg_type = RTM_NEWQDISC;
+	tc = mnl_nlmsg_put_extra_header(nlh, sizeof(*tc));
+	tc->tcm_ifindex = ifindex;
+	tc->tcm_parent = parent;
+	mnl_attr_put_strz(nlh, TCA_KIND, parent == TC_H_ROOT ? "mq" : "netem");
+	st = mnl_attr_nest_start(nlh, TCA_STATS2);
+	mnl_attr_put(nlh, TCA_STATS_QUEUE, sizeof(q), &q);
+	mnl_attr_nest_end(nlh, st);
+	return nlh;
+}
+
+/* A multi-queue device's dump: the mq root holds its children's sums,
+ * which are dumped too; the root counts, once, and so does an ingress
+ * qdisc (a root of its own); another device's qdiscs are its own.
+ */
+static void test_qdisc_root(void)
+{
+	struct qdisc_sums d = { 0 };
+	const struct qdisc_sum *q;
+	char buf[512];
+
+	ctr_qdisc_cb(qdisc_msg(buf, 7, TC_H_ROOT, 27975), &d);
+	ctr_qdisc_cb(qdisc_msg(buf, 7, TC_H_MAKE(0x10000, 1), 13000), &d);
+	ctr_qdisc_cb(qdisc_msg(buf, 7, TC_H_MAKE(0x10000, 2), 14975), &d);
+	ctr_qdisc_cb(qdisc_msg(buf, 7, TC_H_INGRESS, 5), &d);
+	ctr_qdisc_cb(qdisc_msg(buf, 8, TC_H_MAKE(0x10000, 1), 99), &d);
+	ctr_qdisc_cb(qdisc_msg(buf, 8, TC_H_ROOT, 99), &d);
+	q = ctr_qdisc_find(&d, 7);
+	CHECK(q && q->drops == 27975 + 5 && q->requeues == 2 && q->overlimits == 4);
+	q = ctr_qdisc_find(&d, 8);
+	CHECK(q && q->drops == 99);
+	CHECK(!ctr_qdisc_find(&d, 9));
+	free(d.v);
 }
 
 /* Deltas by group, name and device; every counter in JSON, devices nested;
@@ -699,6 +832,48 @@ static void test_env_flows(void)
 	CHECK(e.nwarnings == 1);
 }
 
+/* Any value of a run document is a metric: the built-in names (the
+ * window's figures before the run's), rates over the window, any
+ * percentile, any path with a direction.
+ */
+static void test_metrics(void)
+{
+	static const char doc_text[] =
+		"{\"test\":\"tcp_rr\",\"duration_ns\":2000000000,\"tx_bps\":1e9,"
+		"\"tx\":{\"msgs\":3000,\"retrans\":7},\"rx\":{\"msgs\":2000,\"lost\":0},"
+		"\"window\":{\"duration_ns\":1000000000,\"tx_msgs\":1500,\"tx_bps\":8e8},"
+		"\"latency\":{\"tps\":1500,\"percentiles_ns\":{\"p50\":1000,\"p95\":4000,"
+		"\"p99.99\":9000}},\"cpu\":{\"run\":{\"cycles_per_byte\":2.5}},"
+		"\"counters\":{\"snmp\":{\"Tcp.RetransSegs\":11},"
+		"\"devices\":{\"eth0\":{\"stats\":{\"tx_packets\":123}}}}}";
+	char err[128];
+	struct json *doc = json_parse(doc_text, strlen(doc_text), err, sizeof(err));
+	double v = 0;
+
+	CHECK(doc);
+	if (!doc)
+		return;
+	CHECK(!ab_metric_value("tx_bps", doc, &v) && v == 8e8);		/* the window's */
+	CHECK(!ab_metric_value("tx_pps", doc, &v) && near(v, 1500));	/* over the window */
+	CHECK(!ab_metric_value("rx_pps", doc, &v) && near(v, 1000));	/* over the run */
+	CHECK(!ab_metric_value("p95", doc, &v) && v == 4000);
+	CHECK(!ab_metric_value("p99.99", doc, &v) && v == 9000);
+	CHECK(ab_metric_value("p90", doc, &v) == -ENODATA);		/* not asked for */
+	CHECK(!ab_metric_value("retrans", doc, &v) && v == 7);
+	CHECK(!ab_metric_value("lost", doc, &v) && v == 0);
+	CHECK(!ab_metric_value("run_cycles_per_byte", doc, &v) && v == 2.5);
+	CHECK(!ab_metric_value("counters.snmp[\"Tcp.RetransSegs\"]:lower", doc, &v) && v == 11);
+	CHECK(!ab_metric_value("counters.devices.eth0.stats.tx_packets:higher", doc, &v) &&
+	      v == 123);
+	CHECK(ab_metric_value("counters.devices.eth1.stats.tx_packets:higher", doc, &v) ==
+	      -ENODATA);
+	CHECK(ab_metric_value("tx.msgs", doc, &v) == -ENOENT);		/* no direction */
+	CHECK(ab_metric_value("tx.msgs:sideways", doc, &v) == -ENOENT);
+	CHECK(ab_metric_value("p100", doc, &v) == -ENOENT);
+	CHECK(ab_metric_value("p", doc, &v) == -ENOENT);
+	json_free(doc);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -712,8 +887,10 @@ static const struct {
 	{ "cpu_cost", test_cpu_cost },
 	{ "cpu_print", test_cpu_show },
 	{ "counters", test_counters },
+	{ "qdisc_root", test_qdisc_root },
 	{ "latency_histogram", test_hist },
 	{ "env_many_flows", test_env_flows },
+	{ "metrics_any_field", test_metrics },
 };
 
 int main(void)

@@ -3,12 +3,16 @@
 #
 # Helpers for the KTAP scenario scripts run in the guest by run.sh. Each
 # scenario file registers cases with `case_add NAME FUNCTION [TIMEOUT]
-# [TAG...]`: "stock" keeps a case out of the slow debug lane, "smoke" puts
-# it in the subset every kernel lane runs (KTGEN_SMOKE=1: check-compat),
-# "core" runs it first when the lane has a time budget (KTGEN_CASE_BUDGET:
-# what sanitizers most need to see: life cycle, data paths, teardown
-# races, the NIC, user memory, error paths), "final" runs it last and
-# always (what the whole suite left behind); a case runs in its own bash
+# [TAG...]`: "nodebug" keeps a case out of the debug lane (what it needs
+# cannot happen at that kernel's speed: the reason is beside the case),
+# "smoke" puts it in the subset every kernel lane runs (KTGEN_SMOKE=1:
+# check-compat), "core" makes it one the debug lane runs in every make
+# check whatever its budget (KTGEN_CASE_BUDGET: the riskiest paths, where
+# a sanitizer most needs to look: the fuzzer, fault injection, user
+# memory, request/response, teardown races; the others take turns, see
+# run.sh), "final" runs it last and always (what the whole suite left
+# behind), "full" keeps it in the stock lane of every make check (its
+# debug run covers less: run.sh); a case runs in its own bash
 # under `set -e`, fails on a non-zero status, is skipped only through
 # skip() (which leaves a mark: a status alone never means SKIP, since 4 is
 # also ktgen's exit code for an infrastructure failure), and fails whenever
@@ -27,15 +31,13 @@ KSFT_SKIP=4
 KTGEN_TOP=$(dirname "$(dirname "$KTGEN_TESTS")")
 
 CASES=()
-declare -A CASE_FN CASE_TIMEOUT CASE_SMOKE CASE_CORE CASE_FINAL
+declare -A CASE_FN CASE_TIMEOUT CASE_SMOKE CASE_CORE CASE_FINAL CASE_FULL
 
 case_add()
 {
 	local tags=" ${*:4} "
 
-	# The debug lane (KTGEN_TIME_SCALE > 1) runs a reduced subset: cases
-	# that only repeat a kernel path another case covers stay out of it.
-	[[ $tags == *" stock "* ]] && [ "$KTGEN_TIME_SCALE" -gt 1 ] && return 0
+	[[ $tags == *" nodebug "* ]] && [ "$KTGEN_TIME_SCALE" -gt 1 ] && return 0
 	[ -n "${KTGEN_SMOKE:-}" ] && [[ $tags != *" smoke "* ]] && return 0
 	CASES+=("$1")
 	CASE_FN[$1]=$2
@@ -43,6 +45,7 @@ case_add()
 	[[ $tags == *" smoke "* ]] && CASE_SMOKE[$1]=1
 	[[ $tags == *" core "* ]] && CASE_CORE[$1]=1
 	[[ $tags == *" final "* ]] && CASE_FINAL[$1]=1
+	[[ $tags == *" full "* ]] && CASE_FULL[$1]=1
 	return 0
 }
 
@@ -71,10 +74,21 @@ skip()
 	exit $KSFT_SKIP
 }
 
-# Seconds scaled for slow kernels (the debug lane runs 10-30x slower).
+# Timeouts: seconds scaled for slow kernels, generously (the debug lane:
+# x10); a wait that succeeds returns early, so only a failure pays it.
 scaled()
 {
 	echo $(( $1 * KTGEN_TIME_SCALE ))
+}
+
+# Durations (how long a run goes on, a sleep to let traffic flow): seconds
+# scaled by the guest's measured speed, KTGEN_SPEED (run.sh's calibration:
+# how much slower than the stock kernel on this machine the guest is,
+# rounded, at least 1), so that a slow kernel gets the same work done and
+# a fast one does not wait for nothing.
+span()
+{
+	echo $(( $1 * ${KTGEN_SPEED:-1} ))
 }
 
 # slowwait SECS CMD...: poll CMD every 0.1 s until it succeeds.
@@ -142,10 +156,54 @@ timing_check()
 	echo "$doc" | json_check "$1" 2>/dev/null || timing_fail "timing bound missed: $1"
 }
 
+# The checks below are answered by one Python a case (pycheck.py, which
+# run.sh starts with the case: KTG_PYCHECK is its directory), not one a
+# check: a Python's start with jsonschema costs seconds under TCG and
+# several times that on the debug kernel. Outside run.sh, one a check.
+pycheck_start()
+{
+	KTG_PYCHECK=$(mktemp -d /tmp/ktg-pycheck.XXXXXX)
+	mkfifo "$KTG_PYCHECK/req" "$KTG_PYCHECK/resp"
+	# not a job of the case's shell (a bare `wait` would wait for it):
+	# it goes when that shell does
+	(/usr/bin/python3 "$KTGEN_TESTS/pycheck.py" "$KTG_PYCHECK" \
+		"$KTGEN_TOP/tools/ktgen-run.schema.json" $$ </dev/null >/dev/null 2>&1 &)
+	export KTG_PYCHECK
+}
+
+# pycheck MODE EXPR < DOC: pycheck.py's answer (its messages: "# ..." to
+# stdout, the rest to stderr). Builtins but for flock: a fork costs
+# tens of ms under TCG.
+pycheck()
+{
+	local t=$KTG_PYCHECK/$BASHPID.$RANDOM doc l rc=
+
+	IFS= read -r -d '' doc || :
+	printf '%s' "$doc" >"$t.doc"
+	printf '%s' "$2" >"$t.expr"
+	{
+		flock 9
+		echo "$1 $t.doc $t.expr $t.out" >"$KTG_PYCHECK/req"
+		read -r -t 600 rc <"$KTG_PYCHECK/resp" || rc=
+	} 9>"$KTG_PYCHECK/lock"
+	[ -n "$rc" ] || fail "pycheck.py did not answer"
+	while IFS= read -r l; do
+		case $l in
+		"# "*) echo "$l" ;;
+		*) echo "$l" >&2 ;;
+		esac
+	done <"$t.out"
+	return "$rc"
+}
+
 # A JSON document on stdin; a Python expression over it (as d) must hold.
 # A run's result document is also validated against its schema.
 json_check()
 {
+	if [ -n "${KTG_PYCHECK:-}" ]; then
+		pycheck one "$1"
+		return
+	fi
 	/usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -165,10 +223,13 @@ sys.exit(0 if ok else 1)' "$1" "$KTGEN_TOP/tools/ktgen-run.schema.json"
 }
 
 # json_check_each EXPR < FILE: every line of FILE a JSON document for which
-# EXPR holds (one Python for many documents: its start costs ~1 s under
-# TCG); run documents are validated against the schema too.
+# EXPR holds; run documents are validated against the schema too.
 json_check_each()
 {
+	if [ -n "${KTG_PYCHECK:-}" ]; then
+		pycheck each "$1"
+		return
+	fi
 	/usr/bin/python3 -c '
 import json, sys
 import jsonschema

@@ -14,7 +14,30 @@
  * on one socket (one process for many: each exec is slow in a TCG guest).
  * Exit 0 when the kernel accepted every request, 1 when it refused one (each
  * reason is on stderr), 2 on usage errors.
+ *
+ * User memory, for what the module does with it mid-run: TYPE:umem:LEN
+ * puts the address of LEN fresh bytes (mapped, populated) of this process,
+ * and in place of a request, an action on it or a pause:
+ *   sleep MS          wait
+ *   munmap            unmap it
+ *   mprotect none|ro  make it inaccessible or read-only
+ *   uffd-stall        let its pages go behind a userfaultfd that this
+ *                     process never reads: a fault on them waits for ever
+ *                     (until the process exits)
+ *   dump-hold run-get|sink-get MS
+ *                     start that dump, take its first batch, hold the rest
+ *                     MS ms (the dump in progress), then read it all and
+ *                     print "dump N" (the objects it listed)
+ *   wait-runs SECS    poll until no run is running or stopping, then print
+ *                     "run ID STATE ERRNO" for each (exit 1 if SECS passed)
  */
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/userfaultfd.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +50,10 @@
 #include "attrspec.h"
 
 struct opts opts;
+
+/* The one region of user memory (TYPE:umem:LEN). */
+static void *umem;
+static size_t umem_len;
 
 static const struct {
 	const char		*name;
@@ -61,6 +88,174 @@ static int print_reply_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* TYPE:umem:LEN: map the region, put its address; 1 when @spec is one. */
+static int umem_put(struct nlmsghdr *nlh, const char *spec)
+{
+	unsigned int type;
+	uint64_t len;
+	char val[32];
+
+	if (sscanf(spec, "%u:umem:%31s", &type, val) != 2)
+		return 0;
+	if (umem || parse_u64(val, &len) || !len) {
+		fprintf(stderr, "nlraw: one umem region of some bytes: %s\n", spec);
+		return -1;
+	}
+	umem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (umem == MAP_FAILED) {
+		perror("nlraw: mmap");
+		umem = NULL;
+		return -1;
+	}
+	umem_len = len;
+	mnl_attr_put_u64(nlh, type, (uintptr_t)umem);
+	return 1;
+}
+
+/* The umem region's pages gone, its faults to a userfaultfd left open and
+ * never read.
+ */
+static int uffd_stall(void)
+{
+	struct uffdio_register reg = {
+		.range	= { .start = (uintptr_t)umem, .len = umem_len },
+		.mode	= UFFDIO_REGISTER_MODE_MISSING,
+	};
+	struct uffdio_api api = { .api = UFFD_API };
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+
+	if (fd < 0 || ioctl(fd, UFFDIO_API, &api) || ioctl(fd, UFFDIO_REGISTER, &reg) ||
+	    madvise(umem, umem_len, MADV_DONTNEED)) {
+		perror("nlraw: uffd-stall");
+		return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+static int count_cb(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	(*(unsigned long *)data)++;
+	return MNL_CB_OK;
+}
+
+/* A dump left in progress for @ms after its first batch. */
+static int dump_hold(struct nl_ctx *ctx, uint8_t cmd, uint64_t ms)
+{
+	struct nlmsghdr *nlh = nl_msg_start(ctx, cmd, NLM_F_DUMP);
+	uint32_t seq = nlh->nlmsg_seq;
+	unsigned long n = 0, batches = 0;
+	static char buf[1 << 16];
+	ssize_t len;
+	int ret;
+
+	if (mnl_socket_sendto(ctx->sock, nlh, nlh->nlmsg_len) < 0)
+		return EXIT_FAIL;
+	do {
+		len = mnl_socket_recvfrom(ctx->sock, buf, sizeof(buf));
+		if (len < 0) {
+			perror("nlraw: dump-hold");
+			return EXIT_FAIL;
+		}
+		ret = mnl_cb_run(buf, len, seq, ctx->portid, count_cb, &n);
+		if (!batches++)
+			poll(NULL, 0, ms);
+	} while (ret > MNL_CB_STOP);
+	if (ret < 0) {
+		perror("nlraw: dump-hold");
+		return EXIT_FAIL;
+	}
+	printf("dump %lu in %lu batches\n", n, batches);
+	fflush(stdout);
+	return EXIT_OK;
+}
+
+/* "run ID STATE ERRNO" of each run; @data counts those still going. */
+static int run_state_cb(const struct nlmsghdr *nlh, void *data)
+{
+	static const enum mnl_attr_data_type types[KTGEN_A_RUN_MAX + 1] = {
+		[KTGEN_A_RUN_ID]	= MNL_TYPE_U32,
+		[KTGEN_A_RUN_STATE]	= MNL_TYPE_U32,
+		[KTGEN_A_RUN_ERROR]	= MNL_TYPE_U32,
+	};
+	static const char * const names[] = {
+		[KTGEN_RUN_STATE_RUNNING]	= "running",
+		[KTGEN_RUN_STATE_STOPPING]	= "stopping",
+		[KTGEN_RUN_STATE_DONE]		= "done",
+		[KTGEN_RUN_STATE_STOPPED]	= "stopped",
+		[KTGEN_RUN_STATE_FAILED]	= "failed",
+	};
+	const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
+	unsigned int *going = data;
+	uint32_t st;
+
+	nl_parse(nlh, types, KTGEN_A_RUN_MAX, tb);
+	st = tb[KTGEN_A_RUN_STATE] ? mnl_attr_get_u32(tb[KTGEN_A_RUN_STATE]) : 0;
+	if (st == KTGEN_RUN_STATE_RUNNING || st == KTGEN_RUN_STATE_STOPPING)
+		(*going)++;
+	if (going[1])
+		printf("run %u %s %u\n",
+		       tb[KTGEN_A_RUN_ID] ? mnl_attr_get_u32(tb[KTGEN_A_RUN_ID]) : 0,
+		       st < ARRAY_SIZE(names) && names[st] ? names[st] : "?",
+		       tb[KTGEN_A_RUN_ERROR] ? mnl_attr_get_u32(tb[KTGEN_A_RUN_ERROR]) : 0);
+	return MNL_CB_OK;
+}
+
+/* An action in place of a request: EXIT_OK, EXIT_FAIL, EXIT_USAGE, or -1
+ * when @argv[0] is none.
+ */
+static int action(struct nl_ctx *ctx, char **argv, unsigned int n)
+{
+	uint64_t v = 0;
+
+	if (!strcmp(argv[0], "sleep") && n == 2 && !parse_u64(argv[1], &v)) {
+		poll(NULL, 0, v);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[0], "munmap") && n == 1 && umem) {
+		return munmap(umem, umem_len) ? EXIT_FAIL : EXIT_OK;
+	}
+	if (!strcmp(argv[0], "mprotect") && n == 2 && umem &&
+	    (!strcmp(argv[1], "none") || !strcmp(argv[1], "ro"))) {
+		return mprotect(umem, umem_len, strcmp(argv[1], "none") ? PROT_READ : PROT_NONE) ?
+		       EXIT_FAIL : EXIT_OK;
+	}
+	if (!strcmp(argv[0], "uffd-stall") && n == 1 && umem)
+		return uffd_stall();
+	if (!strcmp(argv[0], "dump-hold") && n == 3 && !parse_u64(argv[2], &v) &&
+	    (!strcmp(argv[1], "run-get") || !strcmp(argv[1], "sink-get")))
+		return dump_hold(ctx, strcmp(argv[1], "run-get") ?
+				 KTGEN_CMD_SINK_GET : KTGEN_CMD_RUN_GET, v);
+	if (!strcmp(argv[0], "wait-runs") && n == 2 && !parse_u64(argv[1], &v)) {
+		uint64_t polls;
+
+		for (polls = 0; polls <= v * 10; polls++) {
+			unsigned int going[2] = { 0, 0 };
+
+			if (nl_request(ctx, nl_msg_start(ctx, KTGEN_CMD_RUN_GET, NLM_F_DUMP),
+				       &ktg_run_attrs, run_state_cb, going))
+				return EXIT_FAIL;
+			if (!going[0]) {
+				going[1] = 1;
+				nl_request(ctx, nl_msg_start(ctx, KTGEN_CMD_RUN_GET, NLM_F_DUMP),
+					   &ktg_run_attrs, run_state_cb, going);
+				return EXIT_OK;
+			}
+			poll(NULL, 0, 100);
+		}
+		fprintf(stderr, "nlraw: runs still going after %llu s\n", (unsigned long long)v);
+		return EXIT_FAIL;
+	}
+	if (!strcmp(argv[0], "sleep") || !strcmp(argv[0], "munmap") ||
+	    !strcmp(argv[0], "mprotect") || !strcmp(argv[0], "uffd-stall") ||
+	    !strcmp(argv[0], "dump-hold") || !strcmp(argv[0], "wait-runs")) {
+		fprintf(stderr, "nlraw: bad action %s\n", argv[0]);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
 /* Send the request of @argv[0] (a command) and @argv[1..n-1] (attributes):
  * 0 when the kernel accepted it, EXIT_FAIL or EXIT_USAGE.
  */
@@ -71,7 +266,10 @@ static int request(struct nl_ctx *ctx, char **argv, unsigned int n)
 	uint64_t cmd = 0;
 	uint16_t flags = 0;
 	unsigned int i;
+	int act = action(ctx, argv, n);
 
+	if (act >= 0)
+		return act;
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[0], cmds[i].name)) {
 			cmd = cmds[i].cmd;
@@ -84,7 +282,11 @@ static int request(struct nl_ctx *ctx, char **argv, unsigned int n)
 	}
 	nlh = nl_msg_start(ctx, cmd, flags);
 	for (i = 1; i < n; i++) {
-		if (attrspec_put(nlh, argv[i])) {
+		int u = umem_put(nlh, argv[i]);
+
+		if (u < 0)
+			return EXIT_USAGE;
+		if (!u && attrspec_put(nlh, argv[i])) {
 			fprintf(stderr, "nlraw: bad attribute %s\n", argv[i]);
 			return EXIT_USAGE;
 		}

@@ -4,9 +4,10 @@
 # run.sh [--list] [CASE-REGEX]: run the VM scenarios (t_*.sh) as KTAP.
 #
 # With KTGEN_CASE_BUDGET=SECS (make check's debug lane, sized to what is
-# left of the CI budget) the "core" cases run first, then the others, and
-# a case not started within SECS is reported as skipped, by name; "final"
-# cases run last whatever the budget.
+# left of the CI budget) the cases owed in this turn of the rotation run
+# first and always (see below), then others while their expected cost
+# fits; a case not started is reported as skipped, by name, and --list
+# prints the plan with each case's cost. "final" cases run last, always.
 #
 # Before each case a marker goes to /dev/kmsg; the kernel log from the
 # marker on is searched for reports afterwards, so a WARNING, BUG, KASAN,
@@ -30,43 +31,121 @@ for a in "$@"; do
 	*) filter=$a ;;
 	esac
 done
-budget=${KTGEN_CASE_BUDGET:-}
 sel=()
 for c in "${CASES[@]}"; do
 	[[ -z $filter || $c =~ $filter ]] && sel+=("$c")
 done
-# The rotation (with a budget): the cases are dealt into three slices by
-# their place in the suite, and KTGEN_ROTATION (make check: the commit
-# count) says whose turn it is. That slice goes first, its core cases
-# first, then the other core cases, then the rest: what runs does not
-# depend on how fast the machine happens to be, and every case has its
-# turn under the debug kernel in any three consecutive CI runs, as far as
-# the budget reaches (the ledger at the end says how far it did).
-declare -A CASE_DUE
+
+# (No process substitution here: the guest has no /dev/fd.)
+# What each case costs on this lane's kernel: tests/vm/costs, seconds as
+# measured (scripts/case-costs.sh writes it from a lane's console), and
+# the guest's calibration then; a case not in it is guessed at 60 s. Its
+# fourth column is the case's slice of the rotation (below), "-" for none
+# yet.
+lanecol=2
+[ "$KTGEN_TIME_SCALE" -gt 1 ] && lanecol=3
+declare -A COST SLICE_OF
+cal_stock=0 cal_lane=0
+while read -r -a f; do
+	case ${f[0]:-} in
+	"#")
+		if [ "${f[1]:-}" = calibration ] && [[ ${f[2]:-} =~ ^[0-9]+$ ]]; then
+			cal_stock=${f[2]}
+			cal_lane=${f[$lanecol]}
+		fi ;;
+	"" | "#"*) ;;
+	*)
+		COST[${f[0]}]=${f[$((lanecol - 1))]}
+		[[ ${f[3]:-} =~ ^[0-2]$ ]] && SLICE_OF[${f[0]}]=${f[3]}
+		;;
+	esac
+done <"$dir/costs"
+
+# The rotation (with a budget: make check's debug lane). The core cases
+# run in every turn. The others are in one of three slices of about equal
+# cost: the one tests/vm/costs gives it, so that adding a case moves no
+# other; a case without one is dealt (largest first) to the lightest.
+# KTGEN_ROTATION
+# (make check: its ledger's next turn) says whose turn it is: that slice runs
+# too, whatever the budget, so every case has its turn under the debug
+# kernel in any three consecutive CI runs. Core and due cases are the
+# lane's obligation and always start; what the budget has left goes to the
+# next turn's slice, then the one after, a case at a time while its
+# expected cost fits. What runs does not depend on how fast the machine
+# happens to be; how much more than that runs does.
+budget=${KTGEN_CASE_BUDGET:-}
+declare -A CASE_DUE CASE_OWED
 slices=3
 turn=$(( ${KTGEN_ROTATION:-0} % slices ))
 if [ -n "$budget" ]; then
-	duecore=() due=() core=() rest=() last=()
-	i=0
+	owed=() last=() pool=()
 	for c in "${sel[@]}"; do
 		if [ -n "${CASE_FINAL[$c]:-}" ]; then
 			last+=("$c")
-			continue
-		fi
-		if [ $((i % slices)) = "$turn" ]; then
-			CASE_DUE[$c]=1
-			if [ -n "${CASE_CORE[$c]:-}" ]; then duecore+=("$c"); else due+=("$c"); fi
 		elif [ -n "${CASE_CORE[$c]:-}" ]; then
-			core+=("$c")
+			owed+=("$c")
 		else
-			rest+=("$c")
+			pool+=("$c")
 		fi
-		i=$((i + 1))
 	done
-	sel=("${duecore[@]}" "${due[@]}" "${core[@]}" "${rest[@]}" "${last[@]}")
+	declare -A SLICE
+	load=(0 0 0)
+	for c in "${pool[@]}"; do
+		k=${SLICE_OF[$c]:-}
+		if [ -n "$k" ]; then
+			SLICE[$c]=$k
+			load[k]=$((load[k] + ${COST[$c]:-60}))
+		fi
+	done
+	while read -r cost c; do
+		[ -n "$c" ] || continue
+		k=0
+		for i in 1 2; do
+			[ "${load[$i]}" -lt "${load[$k]}" ] && k=$i
+		done
+		SLICE[$c]=$k
+		load[k]=$((load[k] + cost))
+	done <<<"$(for c in "${pool[@]}"; do
+		[ -n "${SLICE_OF[$c]:-}" ] || echo "${COST[$c]:-60} $c"
+	done | sort -k1,1nr -k2,2)"
+	later=()
+	for k in $(( (turn + 1) % slices )) $(( (turn + 2) % slices )); do
+		for c in "${pool[@]}"; do
+			[ "${SLICE[$c]}" = $k ] && later+=("$c")
+		done
+	done
+	for c in "${pool[@]}"; do
+		if [ "${SLICE[$c]}" = $turn ]; then
+			CASE_DUE[$c]=1
+			owed+=("$c")
+		fi
+	done
+	for c in "${owed[@]}" "${last[@]}"; do
+		CASE_OWED[$c]=1
+	done
+	sel=("${owed[@]}" "${later[@]}" "${last[@]}")
+fi
+# The stock lane of a make check whose debug lane runs too
+# (KTGEN_DEFER_OWED=1, with the same KTGEN_ROTATION) leaves to it the cases
+# it owes in this turn: the same checks under KASAN, lockdep and kmemleak.
+# Not the smoke cases (bookworm's record for check-compat) nor the "full"
+# ones, whose debug run covers less (reduced matrices).
+declare -A CASE_DEFER
+if [ $list = 0 ] && [ -n "${KTGEN_DEFER_OWED:-}" ] && [ -z "$budget" ] &&
+   [ "$KTGEN_TIME_SCALE" = 1 ]; then
+	while read -r c _ o; do
+		[ "$o" = owed ] && [ -n "${CASE_FN[$c]:-}" ] && [ -z "${CASE_SMOKE[$c]:-}" ] &&
+			[ -z "${CASE_FULL[$c]:-}" ] && [ -z "${CASE_FINAL[$c]:-}" ] && CASE_DEFER[$c]=1
+	done <<<"$(KTGEN_DEFER_OWED= KTGEN_TIME_SCALE=10 KTGEN_CASE_BUDGET=1 "$0" --list "$filter")"
 fi
 if [ $list = 1 ]; then
-	printf '%s\n' "${sel[@]}"
+	for c in "${sel[@]}"; do
+		if [ -n "$budget" ]; then
+			echo "$c ${COST[$c]:-60} ${CASE_OWED[$c]:+owed}"
+		else
+			echo "$c"
+		fi
+	done
 	exit 0
 fi
 
@@ -93,11 +172,44 @@ if grep -q "debug_locks: *0$" /proc/lockdep_stats 2>/dev/null; then
 	exit 75
 fi
 
-# Leaks from before the suite are not the suite's.
+# Leaks from before the suite are not the suite's. The cases that read
+# kmemleak scan when they do (kmemleak_check): its thread's scans of all
+# memory every 10 min would only take the CPU from the cases.
 if have_kmemleak; then
 	echo scan >$DEBUGFS/kmemleak
 	echo clear >$DEBUGFS/kmemleak
+	echo scan=off >$DEBUGFS/kmemleak
 fi
+
+# The guest's speed: a fixed piece of work (execs of the CLI, network
+# namespaces made and removed), in ms. Against the stock kernel's on this
+# machine (tests/vm/costs) it gives KTGEN_SPEED, which stretches the
+# cases' durations (lib.sh: span), and it scales the expected costs the
+# budget is spent by.
+calibrate()
+{
+	local t0=$EPOCHREALTIME i
+
+	for i in 1 2 3 4; do
+		"$KTGEN" --version >/dev/null 2>&1
+		ip netns add ktg-cal && ip -n ktg-cal link set lo up && ip netns del ktg-cal
+	done
+	echo $(( (${EPOCHREALTIME/./} - ${t0/./}) / 1000 ))
+}
+cal=$(calibrate)
+speed=1
+[ "$cal_stock" -gt 0 ] && speed=$(( (cal + cal_stock / 2) / cal_stock ))
+[ $speed -lt 1 ] && speed=1
+export KTGEN_SPEED=$speed
+# expected cost of case $1 here, in s
+expect()
+{
+	local c=${COST[$1]:-60}
+
+	[ "$cal_lane" -gt 0 ] && c=$(( c * cal / cal_lane ))
+	echo "$c"
+}
+echo "# calibration: $cal ms (the stock kernel here: ${cal_stock} ms; this lane when costs were taken: ${cal_lane} ms): KTGEN_SPEED=$speed"
 
 mkdir -p /tmp/ktgen-san
 rm -f /tmp/ktgen-san/*
@@ -107,10 +219,18 @@ n=0 failed=0 t0=$SECONDS
 unstarted=()
 for c in "${sel[@]}"; do
 	n=$((n + 1))
-	if [ -n "$budget" ] && [ -z "${CASE_FINAL[$c]:-}" ] && [ $((SECONDS - t0)) -ge "$budget" ]; then
-		unstarted+=("$c")
-		out "ok $n $c # SKIP not started: the lane's budget of $budget s was spent"
+	if [ -n "${CASE_DEFER[$c]:-}" ]; then
+		out "ok $n $c # SKIP under the debug kernel in this make check (turn $turn)"
 		continue
+	fi
+	if [ -n "$budget" ] && [ -z "${CASE_OWED[$c]:-}" ]; then
+		est=$(expect "$c")
+		left=$((budget - (SECONDS - t0)))
+		if [ "$est" -gt $left ]; then
+			unstarted+=("$c")
+			out "ok $n $c # SKIP not started: it takes ~$est s, $left s of the lane's budget of $budget s were left"
+			continue
+		fi
 	fi
 	echo "ktgen-test: begin $c" >/dev/kmsg
 	log=$(mktemp)
@@ -118,7 +238,7 @@ for c in "${sel[@]}"; do
 	start=$(date +%s.%N)
 	KTGEN_SKIP_MARK=$mark \
 	KTGEN_RECORD=${CASE_SMOKE[$c]:+${KTGEN_RECORD:-}} timeout -k 5 "$(scaled "${CASE_TIMEOUT[$c]}")" \
-		bash -c 'set -e; . "$1/lib.sh"; for f in "$1"/t_*.sh; do . "$f"; done; "$2"' \
+		bash -c 'set -e; . "$1/lib.sh"; for f in "$1"/t_*.sh; do . "$f"; done; pycheck_start; "$2"' \
 		case "$dir" "${CASE_FN[$c]}" >"$log" 2>&1
 	rc=$?
 	secs=$(echo "$(date +%s.%N) - $start" | bc)
@@ -128,7 +248,10 @@ for c in "${sel[@]}"; do
 	[ $rc = 4 ] && [ -e "$mark" ] && skipped=1
 	rm -f "$mark"
 
-	# Leave nothing behind: namespaces, then the module.
+	# Leave nothing behind: the case's checker, namespaces, then the
+	# module.
+	pkill -f "$dir/pycheck.py" 2>/dev/null
+	rm -rf /tmp/ktg-pycheck.*
 	for ns in $(ip netns list | awk '{ print $1 }' | grep '^ktg-'); do
 		ip netns del "$ns"
 	done
@@ -156,7 +279,9 @@ for c in "${sel[@]}"; do
 
 	sed "s/^/# /" "$log"
 	grep '^TIMING: ' "$log" | sed "s/^TIMING: /# timing: $c: /" | cut -c1-300
-	echo "# $c: ${secs}s"
+	# what the case took, and with the harness's work around it (what
+	# the lane's budget pays: scripts/case-costs.sh)
+	echo "# $c: ${secs}s ($(echo "$(date +%s.%N) - $start" | bc | cut -d. -f1)s in all)"
 	rm -f "$log"
 	case $rc in
 	0) out "ok $n $c" ;;
@@ -171,15 +296,12 @@ for c in "${sel[@]}"; do
 done
 echo "ktgen-test: end" >/dev/kmsg
 if [ -n "$budget" ]; then
-	late=()
-	for c in "${unstarted[@]}"; do
-		[ -n "${CASE_DUE[$c]:-}" ] && late+=("$c")
-	done
-	echo "# rotation: turn $turn of $slices, ${#CASE_DUE[@]} cases due," \
-		"$(( ${#CASE_DUE[@]} - ${#late[@]} )) of them started${late[*]:+; due but not started: ${late[*]}}"
+	echo "# rotation: turn $turn of $slices: ${#CASE_OWED[@]} cases owed (core, final and" \
+		"the ${#CASE_DUE[@]} of this turn's slice), all started; $(( ${#sel[@]} - ${#CASE_OWED[@]} - ${#unstarted[@]} ))" \
+		"of the next turns' ${#later[@]} ran within the budget of $budget s ($((SECONDS - t0)) s spent)"
 fi
 if [ ${#unstarted[@]} -gt 0 ]; then
-	echo "# budget: ${#unstarted[@]} of ${#sel[@]} cases not started within $budget s" \
-		"(all of them: make check-debug): ${unstarted[*]}"
+	echo "# budget: ${#unstarted[@]} of ${#sel[@]} cases not started" \
+		"(they run in their turn; all of them: make check-debug): ${unstarted[*]}"
 fi
 [ $failed = 0 ]

@@ -17,6 +17,17 @@ plot_check()
 	grep -q '<svg' "$2.svg" || fail "$2.svg is no SVG"
 }
 
+# job_schema DOC...: each a valid job document (tools/ktgen-job.schema.json).
+job_schema()
+{
+	/usr/bin/python3 -c '
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+for path in sys.argv[2:]:
+    jsonschema.validate(json.load(open(path)), schema, cls=jsonschema.Draft202012Validator)
+' "$KTGEN_TOP/tools/ktgen-job.schema.json" "$@" || fail "not a valid job document: $*"
+}
+
 t_ab_verdicts()
 {
 	local run doc delay slow out rc
@@ -25,6 +36,9 @@ t_ab_verdicts()
 	NIC_IPV6=0 nic_pair
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5250 rx discard >/dev/null
 	run="run tcp_stream to $NIC_ADDR_B port 5250 time 1"
+	# on the debug kernel a 64 KiB message takes longer than the hook's
+	# 1 ms at most: smaller ones
+	[ "$KTGEN_TIME_SCALE" -gt 1 ] && run="$run size 1K"
 	out=$(mktemp -d)
 
 	# Calibrated: twice a message's own time added to each message makes
@@ -54,6 +68,7 @@ print(min(int(d["duration_ns"] / d["tx"]["msgs"] * 2), 1000000))')
 	$KTGEN -j diff "$out/ab.json" "$out/ab.json" >"$out/diff.json" || rc=$?
 	json_check "d['verdicts'][0]['verdict'] == 'regression'" <"$out/diff.json" ||
 		fail "diff disagrees with ab"
+	job_schema "$out/ab.json" "$out/diff.json"
 	[ $rc = 1 ] || fail "diff exited $rc, want 1"
 	rc=0
 	$KTGEN diff "$out/ab.json" "$out/ab.json" bisect >/dev/null || rc=$?
@@ -73,7 +88,10 @@ print(min(int(d["duration_ns"] / d["tx"]["msgs"] * 2), 1000000))')
 	ip netns exec "$NS_A" $KTGEN -j $run repeat 3 >"$out/base.json" || fail "repeat 3: exit $?"
 	json_check "d['runs'] == 3 and len(d['metrics']['tx_bps']['samples']) == 3 and
 		    'median' in d['metrics']['tx_bps']['summary'] and
-		    'p10' not in d['metrics']['tx_bps']['summary']" <"$out/base.json" || fail "repeat 3"
+		    'p10' not in d['metrics']['tx_bps']['summary'] and
+		    d['job']['test'] == 'tcp_stream' and 'kernel' in d['job']['environment'] and
+		    d['command'][:3] == ['ktgen', 'run', 'tcp_stream']" <"$out/base.json" || fail "repeat 3"
+	job_schema "$out/base.json"
 	# confidence: it stops at the first run (from the third) whose 90 %
 	# interval of the mean is narrower than 90 % of it: the third, unless
 	# a cold first run widened it.
@@ -98,8 +116,10 @@ print(min(int(d["duration_ns"] / d["tx"]["msgs"] * 2), 1000000))')
 	rc=0
 	$KTGEN diff "$out/base.json" "$out/new.json" save threshold 90 >/dev/null || rc=$?
 	[ $rc = 0 ] || [ $rc = 3 ] || fail "diff of two plain sessions exited $rc"
-	json_check "d['sessions'] == 2 and len(d['metrics']['tx_bps']['samples']) == 6" <"$out/base.json" ||
+	json_check "d['sessions'] == 2 and len(d['metrics']['tx_bps']['samples']) == 6 and
+		    d['job']['test'] == 'tcp_stream'" <"$out/base.json" ||
 		fail "baseline not saved with two sessions"
+	job_schema "$out/base.json"
 	echo "$delay" >$AB_PARAM
 	ip netns exec "$NS_A" $KTGEN -j $run repeat 3 >"$out/slow.json" || fail "repeat 3 (slow)"
 	echo 0 >$AB_PARAM
@@ -109,7 +129,7 @@ print(min(int(d["duration_ns"] / d["tx"]["msgs"] * 2), 1000000))')
 	json_check "d['sessions'] == 2" <"$out/base.json" || fail "a regression was saved"
 	rm -rf "$out"
 }
-case_add ab_verdicts t_ab_verdicts 400 stock
+case_add ab_verdicts t_ab_verdicts 400
 
 # sweep: sizes x variants in one table and one document, CSV rows, a plot;
 # SIGTERM in the middle of an ab stops it, the run's knobs put back.
@@ -130,14 +150,19 @@ t_ab_sweep()
 		    all(len(c['metrics']['tx_bps']['samples']) == 2 for c in d['cells']) and
 		    all('verdict' in c for c in d['cells'] if c['variant'] == 'cached')" <"$out/sweep.json" ||
 		fail "sweep document"
+	job_schema "$out/sweep.json"
 	plot_check "$out/sweep.json" "$out/sweep"
 	ip netns exec "$NS_A" $KTGEN sweep sizes 512 csv columns tx_bps,rx_bps -- $run >"$out/csv" ||
 		fail "sweep csv: exit $?"
 	[ "$(head -n 1 "$out/csv")" = "size,variant,rep,tx_bps,rx_bps" ] || fail "csv header: $(head -n 1 "$out/csv")"
-	grep -Eq '^512,run,1,[0-9.e+]+,[0-9.e+]+$' "$out/csv" || fail "csv row: $(tail -n 1 "$out/csv")"
+	grep -Eq '^512,run,1,[0-9]+(\.[0-9]+)?,[0-9]+(\.[0-9]+)?$' "$out/csv" || fail "csv row: $(tail -n 1 "$out/csv")"
 	ip netns exec "$NS_A" $KTGEN ab repeat 2 a "" b "tx cached" csv columns tx_bps -- $run \
-		>"$out/ab.csv" 2>/dev/null || [ $? != 4 ] || fail "ab csv: exit 4"
-	[ "$(tr '\n' ' ' <"$out/ab.csv" | sed 's/[0-9.e+]*[0-9] / N /g')" = "pair,variant,tx_bps 1,a, N 1,b, N 2,b, N 2,a, N " ] ||
+		>"$out/ab.csv" 2>"$out/ab.err" || [ $? != 4 ] || fail "ab csv: exit 4"
+	# progress as it goes: each pair's values, the time left
+	grep -Eq '^ktgen: ab pair 1/2: a [0-9.e+]+ Mbit/s, b [0-9.e+]+ Mbit/s; [0-9]+m[0-9]{2}s left$' "$out/ab.err" &&
+		grep -Eq '^ktgen: ab pair 2/2: a [0-9.e+]+ Mbit/s, b [0-9.e+]+ Mbit/s$' "$out/ab.err" ||
+		fail "ab progress: $(grep 'ab pair' "$out/ab.err")"
+	[ "$(tr '\n' ' ' <"$out/ab.csv" | sed 's/[0-9]*\.\?[0-9]*[0-9] / N /g')" = "pair,variant,tx_bps 1,a, N 1,b, N 2,b, N 2,a, N " ] ||
 		fail "ab csv: $(cat "$out/ab.csv")"
 	ip netns exec "$NS_A" $KTGEN $run repeat 2 csv columns tx_bps,rx_bps >"$out/run.csv" 2>/dev/null ||
 		fail "repeat csv: exit $?"
@@ -150,7 +175,7 @@ t_ab_sweep()
 	rc=0
 	ip netns exec "$NS_A" $KTGEN -j ab repeat 50 a "knob ktn0 feature tx-nocache-copy on" \
 		b "pre 'echo not json'" \
-		-- run tcp_stream to $NIC_ADDR_B port 5251 time 600 >"$out/int.json" &
+		-- run tcp_stream to $NIC_ADDR_B port 5251 time 600 tx user >"$out/int.json" &
 	pid=$!
 	slowwait "$(scaled 20)" sh -c "ip netns exec $NS_A ethtool -k ktn0 | grep -q 'tx-nocache-copy: on'" ||
 		fail "variant a never ran"
@@ -161,6 +186,51 @@ t_ab_sweep()
 		fail "knob left on after the interrupted ab"
 	json_check "d['pairs'] == 0 and d['exit'] == 4 and d['b']['pre'] == 'echo not json'" <"$out/int.json" ||
 		fail "terminated ab document"
+	job_schema "$out/int.json"
 	rm -rf "$out"
 }
-case_add ab_sweep t_ab_sweep 300 stock
+case_add ab_sweep t_ab_sweep 300
+
+# What a job's runs warn of reaches its caller once per variant and its
+# document; a knob that cannot act on the run's path is refused before any
+# run, with nothing run and nothing changed.
+t_ab_warnings()
+{
+	local dir out rc=0 v runs nocache
+
+	load_module
+	NIC_IPV6=0 nic_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5252 rx verify rr >/dev/null
+	dir=$(mktemp -d)
+	# an open loop no kernel keeps up with: every run falls behind
+	ip netns exec "$NS_A" $KTGEN -j ab repeat 2 a "" b "flows 2" \
+		-- run tcp_crr to $NIC_ADDR_B port 5252 time 1 rate 1000000 >"$dir/ab.json" 2>"$dir/err" || rc=$?
+	[ $rc != 2 ] && [ $rc != 4 ] || fail "ab: exit $rc: $(cat "$dir/err")"
+	for v in a b; do
+		[ "$(grep -c "^ktgen: variant $v: warning: open loop kept .* the generator fell behind$" "$dir/err")" = 1 ] ||
+			fail "variant $v's warning not once on stderr: $(cat "$dir/err")"
+	done
+	json_check "d['pairs'] == 2 and all(len([w for w in d[v].get('warnings', [])
+		if w.startswith('open loop kept ') and w.endswith('the generator fell behind')]) == 1
+		for v in 'ab')" <"$dir/ab.json" || fail "ab document: the variants' warnings"
+
+	runs=$(ip netns exec "$NS_A" $KTGEN -j run show | /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+	nocache=$(ip netns exec "$NS_A" ethtool -k ktn0 | awk '/^tx-nocache-copy:/ { print $2 }')
+	rc=0
+	out=$(ip netns exec "$NS_A" $KTGEN ab repeat 2 a "" b "knob ktn0 feature tx-nocache-copy on" \
+		-- run tcp_stream to $NIC_ADDR_B port 5252 time 1 2>&1) || rc=$?
+	[ $rc = 2 ] && [[ $out == *"variant b: run: knob ktn0 feature tx-nocache-copy: no effect possible on tx stack"* ]] ||
+		fail "tx-nocache-copy on tx stack: exit $rc: $out"
+	rc=0
+	out=$(ip netns exec "$NS_A" $KTGEN ab bisect repeat 2 a "tx user" b "tx user knob ktn1@$NS_B priv-flag frob on" \
+		-- run tcp_stream to $NIC_ADDR_B port 5252 time 1 2>&1) || rc=$?
+	[ $rc = 128 ] && [[ $out == *"ktn1: no private flag 'frob'; the device has: "*legacy-rx* ]] &&
+		[[ $out == *"variant b: run: knob ktn1@$NS_B priv-flag frob cannot act here"* ]] ||
+		fail "a private flag ktn1 lacks: exit $rc: $out"
+	[ "$(ip netns exec "$NS_A" $KTGEN -j run show | /usr/bin/python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = "$runs" ] ||
+		fail "a refused job ran"
+	[ "$(ip netns exec "$NS_A" ethtool -k ktn0 | awk '/^tx-nocache-copy:/ { print $2 }')" = "$nocache" ] ||
+		fail "a refused job changed tx-nocache-copy"
+	rm -rf "$dir"
+}
+case_add ab_warnings t_ab_warnings 200

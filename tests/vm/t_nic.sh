@@ -230,8 +230,8 @@ t_nic_toggle()
 	load_module
 	nic_pair
 	a="ip netns exec $NS_A"
+	# one sink for both families (fd79::2 too)
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5210 rx verify >/dev/null
-	ip netns exec "$NS_B" $KTGEN sink add tcp local fd79::2 port 5210 rx verify >/dev/null
 	ip netns exec "$NS_B" $KTGEN sink add udp port 5211 rx verify >/dev/null
 	b0=$(nic_stats "$NS_B" ktn1)
 	(
@@ -246,16 +246,16 @@ t_nic_toggle()
 	) &
 	pid=$!
 	docs=$(mktemp)
-	if ! $a $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5210 time "$(scaled 2)" flows 2 \
+	if ! $a $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5210 time "$(span 2)" flows 2 \
 		>>"$docs"; then
 		kill $pid
 		fail "tcp over IPv4 while toggling"
 	fi
-	if ! $a $KTGEN -j run tcp_stream to fd79::2 port 5210 time "$(scaled 2)" >>"$docs"; then
+	if ! $a $KTGEN -j run tcp_stream to fd79::2 port 5210 time "$(span 2)" >>"$docs"; then
 		kill $pid
 		fail "tcp over IPv6 while toggling"
 	fi
-	if ! $a $KTGEN -j run udp_stream to $NIC_ADDR_B port 5211 time "$(scaled 1)" size 1000 \
+	if ! $a $KTGEN -j run udp_stream to $NIC_ADDR_B port 5211 time "$(span 1)" size 1000 \
 		>>"$docs"; then
 		kill $pid
 		fail "udp while toggling"
@@ -270,7 +270,7 @@ t_nic_toggle()
 		"b['rx_built'] > 0 and b['rx_split'] > 0 and b['rx_frags'] > 0 and b['rx_drops'] == 0" ||
 		fail "not every style ran"
 }
-case_add nic_toggle t_nic_toggle 300 core
+case_add nic_toggle t_nic_toggle 300
 
 # Channels and rings changed on both ends while TCP runs: the carrier
 # drops and returns each time, the connection survives, every byte lands.
@@ -284,9 +284,9 @@ t_nic_reset()
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5220 rx verify >/dev/null
 	c0=$(ip netns exec "$NS_B" cat /sys/class/net/ktn1/carrier_changes)
 	docs=$(mktemp)
-	$a $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5220 time "$(scaled 4)" flows 2 >"$docs" &
+	$a $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5220 time "$(span 4)" flows 2 >"$docs" &
 	pid=$!
-	sleep "$(scaled 1)"
+	sleep "$(span 1)"
 	ip netns exec "$NS_B" ethtool -L ktn1 combined 1
 	sleep 0.5
 	ip netns exec "$NS_B" ethtool -G ktn1 rx 128 tx 128
@@ -303,7 +303,7 @@ t_nic_reset()
 		fail "rx ring not 128"
 	log "carrier changes across three resets: $((c1 - c0))"
 }
-case_add nic_reset t_nic_reset 180 core
+case_add nic_reset t_nic_reset 180
 
 # tx_queue_counts NS: "tx0 tx1" packet counts of ktn0.
 tx_queue_counts()
@@ -429,6 +429,57 @@ t_nic_ethtool()
 	[ -z "$($KTGEN nic show)" ] || fail "devices left: $($KTGEN nic show)"
 }
 case_add nic_ethtool t_nic_ethtool 120
+
+# The used buffer bytes (module-wide).
+nic_budget_used()
+{
+	$KTGEN -j config | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["buffer_used"])'
+}
+
+# A pair's receive rings hold a page a descriptor while they are up, and
+# those pages count against the module's buffer budget as runs' and
+# sinks' do: a device that would exceed it does not come up (ENOSPC, and
+# the log says why), a ring change that would is refused by ethtool with
+# the old rings kept, and a device down or gone gives its pages back.
+t_nic_budget()
+{
+	local ring=512 q pair out
+
+	load_module
+	$KTGEN nic add ktb0 peer ktb1
+	[ "$(nic_budget_used)" = 0 ] || fail "a pair down holds $(nic_budget_used) bytes"
+	ethtool -G ktb0 rx $ring
+	ethtool -G ktb1 rx $ring
+	ip link set ktb0 up
+	ip link set ktb1 up
+	# $ring pages a ring, a ring a channel
+	q=$(ethtool -l ktb0 | awk '/^Current/ { c = 1 } c && $1 == "Combined:" { print $2 }')
+	pair=$(( 2 * q * ring * $(getconf PAGESIZE) ))
+	[ "$(nic_budget_used)" = $pair ] ||
+		fail "the pair up holds $(nic_budget_used) bytes, want $pair"
+	$KTGEN config set budget $(( pair + (1 << 20) ))
+	must_refuse "buffer budget.*old settings restored" ethtool -G ktb0 rx $(( 4 * ring ))
+	ethtool -g ktb0 | awk '$1 == "RX:" { n++ } n == 2 && $1 == "RX:" { print $2 }' | grep -qx $ring ||
+		fail "ktb0's ring changed: $(ethtool -g ktb0)"
+	[ "$(nic_budget_used)" = $pair ] || fail "after the refusal: $(nic_budget_used) bytes"
+	ip link set ktb1 down
+	[ "$(nic_budget_used)" = $(( pair / 2 )) ] || fail "ktb1 down: $(nic_budget_used) bytes"
+	ip link set ktb0 down
+	[ "$(nic_budget_used)" = 0 ] || fail "both down: $(nic_budget_used) bytes"
+	$KTGEN config set budget 1M
+	out=$(ip link set ktb1 up 2>&1) && fail "ktb1 came up beyond the budget"
+	[[ $out == *"No space left"* ]] || fail "ktb1 up beyond the budget: $out"
+	dmesg | tail -5 | grep -q "ktb1: its rings' pages exceed ktgen's buffer budget" ||
+		fail "the log does not say why ktb1 did not come up"
+	log "refused as expected: ip link set ktb1 up: $out"
+	$KTGEN config set budget 1G
+	ip link set ktb0 up
+	ip link set ktb1 up
+	[ "$(nic_budget_used)" = $pair ] || fail "ktb1 back up: $(nic_budget_used) bytes"
+	$KTGEN nic del ktb0
+	[ "$(nic_budget_used)" = 0 ] || fail "the pair gone, $(nic_budget_used) bytes left"
+}
+case_add nic_budget t_nic_budget 60
 
 # A pair holds host-wide resources (a DMA-engine thread, page pools, CPU
 # pinning, interrupts to any CPU): root of a user namespace makes none,
@@ -579,7 +630,7 @@ t_nic_unload()
 	ip netns exec "$NS_B" $KTGEN sink add udp port 5241 rx verify >/dev/null
 	ip netns exec "$NS_A" $KTGEN run udp_stream to $NIC_ADDR_B port 5241 time 60 detach \
 		>/dev/null || fail "detached udp run: exit $?"
-	sleep "$(scaled 1)"
+	sleep "$(span 1)"
 	unload_module || fail "rmmod with traffic on the pair"
 	ip -n "$NS_A" link show ktn0 >/dev/null 2>&1 && fail "ktn0 outlived the module"
 	ip -n "$NS_B" link show ktn1 >/dev/null 2>&1 && fail "ktn1 outlived the module"
@@ -592,7 +643,7 @@ t_nic_unload()
 	id=$(ip netns exec "$NS_A" $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5240 time 60 detach |
 		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])') ||
 		fail "detached run: exit $?"
-	sleep "$(scaled 1)"
+	sleep "$(span 1)"
 	ip netns del "$NS_B"
 	slowwait "$(scaled 5)" sh -c "! ip -n $NS_A link show ktn0 >/dev/null 2>&1" ||
 		fail "ktn0 outlived its peer's namespace"
@@ -612,4 +663,4 @@ t_nic_unload()
 		d['tx']['acked'] <= d['tx']['bytes'] and d['state'] in ('stopped', 'failed')"
 	unload_module
 }
-case_add nic_unload t_nic_unload 180 core
+case_add nic_unload t_nic_unload 180

@@ -139,7 +139,7 @@ t_peer_stream()
 		fail "ab did not read the peer's metrics"
 	peer_clean || fail "B not put back after ab"
 }
-case_add peer_stream t_peer_stream 600 stock
+case_add peer_stream t_peer_stream 600
 
 t_peer_errors()
 {
@@ -203,4 +203,4 @@ t_peer_errors()
 	slowwait 30 sh -c "! ip netns exec $NS_A $KTGEN -j run show | grep -q running" ||
 		fail "the killed sender's run lived on"
 }
-case_add peer_errors t_peer_errors 600 stock
+case_add peer_errors t_peer_errors 600

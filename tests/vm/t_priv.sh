@@ -121,7 +121,7 @@ want = (1 << 30, [(int(sys.argv[1]), 5720)],
 sys.exit(0 if got == want else "left: %s, expected %s" % (got, want))' "$sink" "$run" "$fin"
 	$KTGEN run stop "$run" >/dev/null
 }
-case_add priv_genl t_priv_genl 120 core
+case_add priv_genl t_priv_genl 120
 
 # The sink's token goes to CAP_NET_ADMIN callers only: in the reply to
 # sink-new and in sink-get, never to nobody, root without the capability
@@ -235,4 +235,4 @@ t_priv_nic_userns()
 	[[ $out == *ktgen-nic* ]] && fail "a ktgen-nic moved in: $out"
 	$KTGEN nic del ktx0
 }
-case_add priv_nic_userns t_priv_nic_userns 60 smoke core
+case_add priv_nic_userns t_priv_nic_userns 60 smoke

@@ -103,14 +103,14 @@ t_reflect_udp_stream()
 	for _ in $(seq 10); do
 		reqs+=(6400:40:60000:0 6400:1400:1400:0)
 	done
-	out=$(reflect_py udp "$(scaled 1)" "${reqs[@]}")
+	out=$(reflect_py udp "$(span 1)" "${reqs[@]}")
 	log "20 forged requests to a stream sink: $out"
 	[ "$out" = "bytes 0 replies none" ] || fail "a stream sink answered forged requests: $out"
 	$KTGEN -j sink show | json_check "d[0]['rx'].get('responses', 0) == 0 and
 		d[0]['rx']['refused'] == 20 and d[0]['rx']['msgs'] == 20" ||
 		fail "the refused requests are not counted exactly"
 }
-case_add reflect_udp_stream t_reflect_udp_stream 60 core
+case_add reflect_udp_stream t_reflect_udp_stream 60
 
 # An rr sink answers a request with at most its own size; more only to its
 # token and up to its resp-max; everything else is refused and counted.
@@ -129,7 +129,7 @@ t_reflect_udp_rr()
 	# seq: 0 1 answered at their size, 2 refused (no token), 3 answered
 	# (token, within resp-max), 4 refused (above resp-max), 5 refused (the
 	# other sink's token), 6 refused (a sink without resp-max), 7 answered
-	out=$(reflect_py udp "$(scaled 1)" $a:100:100:0 $a:1400:40:0 $a:40:60000:0 \
+	out=$(reflect_py udp "$(span 1)" $a:100:100:0 $a:1400:40:0 $a:40:60000:0 \
 		$a:40:60000:"$ta" $a:40:60001:"$ta" $a:40:60000:"$tb" $b:40:60000:"$tb" $b:100:100:0)
 	log "rr sinks: $out"
 	want="bytes $((100 + 40 + 60000 + 100)) replies 0:100 1:40 3:60000 7:100"
@@ -143,7 +143,7 @@ t_reflect_udp_rr()
 		fail "a sink that answers nothing printed a token"
 	expect_fail 2 "resp-max is for sinks that answer requests" $KTGEN sink add udp port 6413 resp-max 100
 }
-case_add reflect_udp_rr t_reflect_udp_rr 60 core
+case_add reflect_udp_rr t_reflect_udp_rr 60
 
 # TCP: a hello asking for 4 GiB per byte without the token gets nothing
 # (its connection refused and reset); one asking 16 MiB per byte with the
@@ -179,7 +179,7 @@ t_reflect_tcp_hello()
 		fail "the greedy hello is not counted as refused once"
 	rm -f "$out"
 }
-case_add reflect_tcp_hello t_reflect_tcp_hello 90 core
+case_add reflect_tcp_hello t_reflect_tcp_hello 90
 
 # ktgen's own runs against sinks that may not answer them: tcp_rr to a
 # sink without rr fails (its connection reset at the hello) with the

@@ -41,7 +41,7 @@ t_rr_exact()
 		grep -Eq "^  latency [0-9]+ trans/s  min [0-9.]+ us  mean [0-9.]+ us  stddev [0-9.]+ us$" ||
 		fail "no latency line: $($KTGEN run tcp_rr to 127.0.0.1 port 5300 msgs 50)"
 }
-case_add rr_exact t_rr_exact 300 smoke core
+case_add rr_exact t_rr_exact 300 smoke
 
 # tcp_crr: a connection per transaction, each seen by the sink, each
 # answered, none left open; closed and open loop. Open loop is offered a
@@ -91,9 +91,9 @@ t_rr_200_flows()
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5320 cpus 0-1 rx copy rr >/dev/null
 	docs=$(mktemp)
 	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5320 flows 200 cpus 0-1 \
-		req 1400 resp 1 time "$(scaled 3)" >>"$docs"
+		req 1400 resp 1 time "$(span 3)" >>"$docs"
 	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5320 flows 200 cpus 0-1 \
-		req 14000 resp 14000 time "$(scaled 3)" percentiles 50,75,99.99 >>"$docs"
+		req 14000 resp 14000 time "$(span 3)" percentiles 50,75,99.99 >>"$docs"
 	json_check_each "d['state'] == 'done' and d['flows'] == 200 and
 		d['latency']['transactions'] >= 200 and
 		d['rx']['conns'] == 200 and d['rx']['verify_errors'] == 0 and
@@ -117,7 +117,7 @@ t_udp_rr_loss()
 	veth_pair
 	tc -n "$NS_A" qdisc add dev ktg0 root netem loss 20%
 	ip netns exec "$NS_B" $KTGEN sink add udp port 5330 rx discard rr >/dev/null
-	secs=$(scaled 6)
+	secs=$(span 6)
 	ip netns exec "$NS_A" $KTGEN -j run udp_rr to 10.77.0.2 port 5330 time "$secs" timeout 0.05 |
 		json_check "d['state'] == 'done' and d['latency']['timeouts'] > 0 and
 			d['latency']['transactions'] > 0 and
@@ -135,9 +135,12 @@ rr_stalled()
 	local pid out
 
 	out=$(mktemp)
-	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5340 time 4 "$@" >"$out" &
+	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 5340 time "$(span 4)" "$@" >"$out" &
 	pid=$!
-	sleep 1.5
+	# the stall a second into the run, wherever the run's start fell
+	slowwait "$(scaled 20)" sh -c "ip netns exec $NS_A $KTGEN run show | grep -q running" ||
+		fail "tcp_rr $*: it did not start"
+	sleep "$(span 1)"
 	tc -n "$NS_A" qdisc change dev ktg0 root netem delay 500ms
 	sleep 0.6
 	tc -n "$NS_A" qdisc change dev ktg0 root netem delay 0ms
@@ -161,7 +164,7 @@ t_rr_open_loop()
 		d['latency']['percentiles_ns']['p99'] < 100e6"
 	echo "$open" | json_check "d['state'] == 'done' and d['rate'] == 100 and
 		d['latency']['percentiles_ns']['p99'] >= 200e6 and
-		300 <= d['latency']['transactions'] <= 410"
+		75 * $(span 4) <= d['latency']['transactions'] <= 102.5 * $(span 4)"
 }
 case_add rr_open_loop t_rr_open_loop 120
 
@@ -189,22 +192,24 @@ case_add rr_bad_input t_rr_bad_input 60
 # a flow catch up that much at once, and pacing settings are checked.
 t_pacing()
 {
-	local secs doc
+	local secs doc lo=0.5
 
 	load_module
 	secs=2
 	$KTGEN sink add udp port 5360 rx discard >/dev/null
 	$KTGEN sink add tcp port 5361 rx discard >/dev/null
 	# within 15 % by time (not gating), within half and never above the
-	# rate (gating: an unpaced run sends far more)
+	# rate (gating: an unpaced run sends far more); a debug kernel beside
+	# other work kept 41 % of 2000 datagrams/s: a quarter there
+	[ "$KTGEN_TIME_SCALE" -gt 1 ] && lo=0.25
 	doc=$($KTGEN -j run udp_stream to 127.0.0.1 port 5360 time "$secs" size 1000 rate 1000pps flows 2)
 	echo "$doc" | json_check "d['state'] == 'done' and d['pace_pps'] == 1000 and
-			0.5 * 2000 * $secs <= d['tx']['msgs'] <= 1.1 * 2000 * $secs + 2"
+			$lo * 2000 * $secs <= d['tx']['msgs'] <= 1.1 * 2000 * $secs + 2"
 	echo "$doc" | timing_check "0.85 * 2000 * $secs <= d['tx']['msgs']"
 	doc=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5361 time "$secs" size 16K rate 20M burst 64K)
 	echo "$doc" | json_check "d['state'] == 'done' and d['pace_bps'] == 20000000 and
 			d['burst'] == 65536 and
-			0.5 * 20e6 / 8 * $secs <= d['tx']['bytes'] <= 1.1 * 20e6 / 8 * $secs + 65536"
+			$lo * 20e6 / 8 * $secs <= d['tx']['bytes'] <= 1.1 * 20e6 / 8 * $secs + 65536"
 	echo "$doc" | timing_check "0.85 * 20e6 / 8 * $secs <= d['tx']['bytes']"
 	expect_fail 1 "burst is for paced streams.*\(attribute burst\)" \
 		$KTGEN run udp_stream to 127.0.0.1 port 5360 burst 10
@@ -390,4 +395,4 @@ t_rr_busy_poll()
 	expect_fail 1 "\(attribute busy-poll\)" $KTGEN run tcp_rr to 10.77.0.2 port 5701 busy-poll 11s
 	rm -f "$doc"
 }
-case_add rr_busy_poll t_rr_busy_poll 180 core
+case_add rr_busy_poll t_rr_busy_poll 180

@@ -172,7 +172,7 @@ t_sinkcap_tcp_max()
 		json_check "d['max_conns'] == 4 and d['rx']['conns'] == 4 and d['rx']['refused'] == 4"
 	log "8 connections: 4 held, 4 reset: $(grep '^reset ' "$out" | cut -d' ' -f2 | tr '\n' ' ')"
 }
-case_add sinkcap_tcp_max t_sinkcap_tcp_max 60 core
+case_add sinkcap_tcp_max t_sinkcap_tcp_max 60
 
 # A connection that sends nothing, or part of its hello, is reset once
 # idle-ms have passed since it was accepted; one that sent its hello stays.
@@ -182,7 +182,7 @@ t_sinkcap_tcp_idle()
 
 	load_module
 	veth_pair
-	idle=$(scaled 500)
+	idle=$(span 500)
 	id=$(sinkcap_sink tcp port 6401 idle-ms "$idle")
 	ip netns exec "$NS_B" $KTGEN sink show "$id" | grep -q " idle-ms $idle$" ||
 		fail "sink show: $(ip netns exec "$NS_B" $KTGEN sink show "$id")"
@@ -209,7 +209,7 @@ t_sinkcap_tcp_idle()
 		json_check "d['idle_ms'] == $idle and d['rx']['conns'] == 3 and d['rx']['refused'] == 2 and
 			d['rx']['bad_headers'] == 0"
 }
-case_add sinkcap_tcp_idle t_sinkcap_tcp_idle 60 core
+case_add sinkcap_tcp_idle t_sinkcap_tcp_idle 60
 
 # sink_seen ID N: sink ID accounted for N datagrams: counted, refused, or
 # taken as bad headers (what a full sink did before max-conns).
@@ -254,7 +254,7 @@ t_sinkcap_udp_flows()
 
 	load_module
 	veth_pair
-	idle=$(scaled 500)
+	idle=$(span 500)
 	big=$(sinkcap_sink udp port 6403 idle-ms "$idle" rcvbuf 32M rx discard)
 	small=$(sinkcap_sink udp port 6402 max-conns 16 idle-ms "$((idle * 2))" rx verify)
 	sinkcap_peer udp 6403 5000 6402 64
@@ -280,7 +280,7 @@ t_sinkcap_udp_flows()
 			d['small']['rx']['verify_errors'] == 0 and d['small']['rx']['bad_headers'] == 0" ||
 		fail "the sinks stopped counting, or counted wrong"
 }
-case_add sinkcap_udp_flows t_sinkcap_udp_flows 120 core
+case_add sinkcap_udp_flows t_sinkcap_udp_flows 120
 
 # What NS_B's stack counted: "Udp InCsumErrors, Udp InErrors, Udp6
 # InCsumErrors".
@@ -339,4 +339,4 @@ t_sinkcap_udp_csum()
 		     "Udp6InCsumErrors $csum60 -> $csum6 (not +$n)"
 	log "$n bad datagrams to each of 5 sinks dropped and counted; the good ones counted"
 }
-case_add sinkcap_udp_csum t_sinkcap_udp_csum 120 core
+case_add sinkcap_udp_csum t_sinkcap_udp_csum 120

@@ -55,7 +55,7 @@ t_nocache_copy()
 		grep -c "tx-nocache-copy" || true)
 	[ "$n" = 0 ] || fail "a tx-nocache-copy line with the feature off"
 }
-case_add nocache_copy t_nocache_copy 300 core
+case_add nocache_copy t_nocache_copy 300
 
 # rx user counts exactly what tx user sent, TCP and UDP, and the sink's
 # memory is its creator's: the process that added it is long gone.
@@ -133,3 +133,51 @@ t_user_bad_mem()
 	[ -z "$($KTGEN sink show)" ] || fail "a refused sink was left: $($KTGEN sink show)"
 }
 case_add user_bad_mem t_user_bad_mem 60 core
+
+# The requester's memory taken away mid-run. tx user: unmapped or made
+# inaccessible, the run fails with EFAULT and names it; made read-only,
+# it runs to the end (the stack only reads it). rx user: the sink's
+# connection ends, the sender's run ends, the sink goes with its owner.
+# Nothing spins, nothing is left, no kernel report.
+t_user_unmap()
+{
+	local act out want run="$KTGEN_NLRAW run-new 2:u32:0 3:hex:7f000001 4:hex:1608 10:u32:$(( $(span 8) * 1000 ))
+		13:u32:4 14:u64:1048576 32:umem:1048576"
+
+	load_module
+	$KTGEN sink add tcp port 5640 rx discard >/dev/null
+	for act in munmap "mprotect none" "mprotect ro"; do
+		want="failed 14"
+		[ "$act" = "mprotect ro" ] && want="done 0"
+		# shellcheck disable=SC2086
+		out=$($run -- sleep 500 -- $act -- wait-runs "$(( $(span 8) + $(scaled 20) ))" | grep '^run ') ||
+			fail "$act: the run did not end: $out"
+		[[ $out == "run "[0-9]*" $want" ]] || fail "tx user, $act mid-run: '$out', want '$want'"
+		log "tx user, $act mid-run: $out"
+		$KTGEN run del all
+	done
+	[[ $($KTGEN run tcp_stream to 127.0.0.1 port 5640 time 1 tx user 2>&1) == *": done in "* ]] ||
+		fail "a run after them"
+
+	# rx user: the owner's nlraw holds the sink while a run sends into it;
+	# the memory goes 3 s (scaled) after the sink came
+	$KTGEN_NLRAW sink-new 4:hex:1609 5:u32:6 11:umem:1048576 12:u64:1048576 \
+		-- sleep "$(( $(scaled 3) * 1000 ))" -- munmap -- sleep "$(( $(scaled 4) * 1000 ))" >/dev/null &
+	slowwait "$(scaled 10)" sh -c "$KTGEN sink show | grep -q ':5641 '" || fail "the rx user sink"
+	out=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5641 time $(( $(scaled 3) * 3 )) 2>/dev/null) || true
+	log "a run into rx user memory unmapped mid-run: $(echo "$out" | /usr/bin/python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["state"], d.get("error"), "after %.2f s," % (d["duration_ns"] / 1e9), d["rx"]["bytes"], "bytes received")')"
+	# it received until the memory went, then its connection ended, long
+	# before its time was up
+	echo "$out" | json_check "d['state'] == 'failed' and d['errno'] in (32, 104) and
+		d['rx']['bytes'] > 0 and d['duration_ns'] < $(( $(scaled 3) * 2 ))e9" ||
+		fail "the run into the unmapped sink"
+	wait
+	slowwait "$(scaled 10)" sh -c "! $KTGEN sink show | grep -q ':5641 '" ||
+		fail "the rx user sink outlived its owner"
+	$KTGEN sink del all
+	$KTGEN run del all
+}
+case_add user_unmap t_user_unmap 120
