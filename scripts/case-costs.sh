@@ -58,7 +58,7 @@ awk -v newf="$new" '
 	/^#/ || NF < 3 { next }
 	{
 		seen[$1] = 1
-		slice[$1] = $4 ~ /^[0-2]$/ ? $4 : "-"
+		slice[$1] = $4 ~ /^[0-9]+$/ ? $4 : "-"
 		if (!(($1, "stock") in t)) t[$1, "stock"] = $2
 		if (!(($1, "debug") in t) && $NF != "est") { t[$1, "debug"] = $3; meas[$1, "debug"] = 1 }
 	}
@@ -88,8 +88,9 @@ mv "$costs.new" "$costs"
 
 # Pin the slice run.sh deals each new case ("-") in the debug lane's
 # rotation, so that the next case added moves it no more than any other:
-# the one turn of three that owes it.
-for t in 0 1 2; do
+# the one turn of the rotation's that owes it.
+slices=$(sed -n 's/^slices=\([0-9]*\)$/\1/p' "$top/tests/vm/run.sh")
+for ((t = 0; t < slices; t++)); do
 	KTGEN_ROTATION=$t KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 KTGEN_SPEED=1 \
 		bash "$top/tests/vm/run.sh" --list | awk -v t=$t '$3 == "owed" { print $1, t }'
 done >"$new"
