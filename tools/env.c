@@ -42,7 +42,7 @@ static void cpu_model(char *buf, size_t len)
 
 static int read_int(const char *path, int def)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = host_fopen(path);
 	int v;
 
 	if (!f)
@@ -55,7 +55,7 @@ static int read_int(const char *path, int def)
 
 static void read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = host_fopen(path);
 
 	buf[0] = '\0';
 	if (!f)
@@ -74,7 +74,7 @@ bool dev_up(const char *name)
 	bool up;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/flags", name);
-	f = fopen(path, "r");
+	f = host_fopen(path);
 	if (!f)
 		return false;
 	up = fscanf(f, "%x", &flags) == 1 && (flags & IFF_UP);
@@ -121,7 +121,7 @@ static bool irqbalance_running(void)
 {
 	struct dirent *de;
 	bool found = false;
-	DIR *dir = opendir("/proc");
+	DIR *dir = host_opendir("/proc");
 
 	if (!dir)
 		return false;
@@ -146,7 +146,7 @@ static int cpu_node(int cpu)
 	DIR *dir;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
-	dir = opendir(path);
+	dir = host_opendir(path);
 	if (!dir)
 		return -1;
 	while ((de = readdir(dir)))
@@ -165,7 +165,7 @@ static void dev_irqs(struct env_dev *d)
 	DIR *dir;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device/msi_irqs", d->name);
-	dir = opendir(path);
+	dir = host_opendir(path);
 	if (!dir)
 		return;
 	while ((de = readdir(dir))) {
@@ -186,8 +186,106 @@ static void dev_irqs(struct env_dev *d)
 	closedir(dir);
 }
 
+static bool in_mask(const uint8_t *mask, size_t len, long cpu)
+{
+	return cpu >= 0 && (size_t)cpu < len * 8 && (mask[cpu / 8] & (1 << (cpu % 8)));
+}
+
+static bool cpu_online(long cpu)
+{
+	char path[PATH_MAX];
+
+	/* no online file: a CPU that cannot go offline (cpu0 mostly) */
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/online", cpu);
+	return read_int(path, 1) == 1;
+}
+
+/*
+ * SMT siblings of the run's CPUs: two of them on one core, or a sibling
+ * online beside one (it takes the core's execution units and caches from
+ * it). False when no run CPU's topology could be read.
+ */
+static bool smt_siblings(struct env *e, const uint8_t *cpus, size_t cpus_len)
+{
+	uint8_t sib[KTG_CPUMASK_BYTES];
+	char path[PATH_MAX], list[256];
+	bool known = false;
+	size_t len;
+	long cpu, s;
+
+	for (cpu = 0; cpu < (long)cpus_len * 8; cpu++) {
+		if (!in_mask(cpus, cpus_len, cpu))
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%ld/topology/thread_siblings_list", cpu);
+		read_line(path, list, sizeof(list));
+		if (!list[0] || parse_cpulist(list, sib, sizeof(sib), &len))
+			continue;
+		known = true;
+		for (s = 0; s < (long)len * 8; s++) {
+			if (s == cpu || !in_mask(sib, len, s))
+				continue;
+			if (in_mask(cpus, cpus_len, s)) {
+				warn(e, "run CPUs %ld and %ld are SMT siblings: one core's execution units for both",
+				     cpu, s);
+				return true;
+			}
+			if (cpu_online(s)) {
+				warn(e, "run CPU %ld shares its core with SMT sibling %ld: pin one thread per core or take %ld offline",
+				     cpu, s, s);
+				return true;
+			}
+		}
+	}
+	return known;
+}
+
+/*
+ * The deepest idle state a run CPU may enter, when its exit latency is
+ * more than ENV_CSTATE_US: a wakeup after idle (a receive after a quiet
+ * moment, every transaction of a request/response test) pays it.
+ */
+static void deep_cstates(struct env *e, const uint8_t *cpus, size_t cpus_len)
+{
+	char path[PATH_MAX], name[32];
+	long cpu;
+	int st;
+
+	for (cpu = 0; cpu < (long)cpus_len * 8; cpu++) {
+		int deepest = -1, lat = 0;
+
+		if (!in_mask(cpus, cpus_len, cpu))
+			continue;
+		for (st = 0; st < ENV_CSTATES_MAX; st++) {
+			int l;
+
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%ld/cpuidle/state%d/latency", cpu, st);
+			l = read_int(path, -1);
+			if (l < 0)
+				break;
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%ld/cpuidle/state%d/disable", cpu, st);
+			if (read_int(path, 0) || l <= lat)
+				continue;
+			deepest = st;
+			lat = l;
+		}
+		if (deepest < 0 || lat <= ENV_CSTATE_US)
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%ld/cpuidle/state%d/name", cpu, deepest);
+		read_line(path, name, sizeof(name));
+		if (lat > e->cstate_us)
+			e->cstate_us = lat;
+		warn(e, "run CPU %ld may idle in %s (exit latency %d us): a wakeup after idle pays it (cpupower idle-set -D %d)",
+		     cpu, name[0] ? name : "a deep C-state", lat, ENV_CSTATE_US);
+		return;
+	}
+}
+
 /* What makes numbers unreliable on this machine, for the run's CPUs. */
-static void preflight(struct env *e, const uint8_t *cpus, size_t cpus_len)
+void env_preflight(struct env *e, const uint8_t *cpus, size_t cpus_len)
 {
 	size_t i;
 	int cpu;
@@ -207,8 +305,10 @@ static void preflight(struct env *e, const uint8_t *cpus, size_t cpus_len)
 		     e->governor);
 	if (e->boost == 1)
 		warn(e, "turbo/boost is on: the clock follows temperature and load");
-	if (e->smt == 1)
+	/* where the run CPUs' topology says nothing, the machine's switch */
+	if (!smt_siblings(e, cpus, cpus_len) && e->smt == 1)
 		warn(e, "SMT is on: sibling threads share a core (pin one thread per core)");
+	deep_cstates(e, cpus, cpus_len);
 	if (e->irqbalance)
 		warn(e, "irqbalance is running: it may move device interrupts mid-run");
 	for (i = 0; i < e->ndevs; i++) {
@@ -219,7 +319,7 @@ static void preflight(struct env *e, const uint8_t *cpus, size_t cpus_len)
 		for (cpu = 0; cpu < (int)cpus_len * 8; cpu++) {
 			int node;
 
-			if (!(cpus[cpu / 8] & (1 << (cpu % 8))))
+			if (!in_mask(cpus, cpus_len, cpu))
 				continue;
 			node = cpu_node(cpu);
 			if (node >= 0 && node != d->numa_node) {
@@ -260,7 +360,7 @@ void env_collect(struct env *e, const uint8_t *cpus, size_t cpus_len)
 		cpus = &cpu0;
 		cpus_len = 1;
 	}
-	dir = opendir("/sys/class/net");
+	dir = host_opendir("/sys/class/net");
 	if (!dir)
 		return;
 	while ((de = readdir(dir))) {
@@ -283,7 +383,7 @@ void env_collect(struct env *e, const uint8_t *cpus, size_t cpus_len)
 		dev_irqs(d);
 	}
 	closedir(dir);
-	preflight(e, cpus, cpus_len);
+	env_preflight(e, cpus, cpus_len);
 }
 
 /* Text: one line per warning, under the result. */
@@ -351,6 +451,8 @@ void env_print(const struct env *e)
 	if (e->smt >= 0)
 		print_bool(PRINT_JSON, "smt", NULL, e->smt);
 	print_bool(PRINT_JSON, "irqbalance", NULL, e->irqbalance);
+	if (e->cstate_us)
+		print_u64(PRINT_JSON, "cstate_exit_us", NULL, e->cstate_us);
 	print_open_array("warnings");
 	for (i = 0; i < (size_t)e->nwarnings; i++)
 		print_string(PRINT_JSON, NULL, NULL, e->warnings[i]);

@@ -32,7 +32,7 @@ struct env_dev {
 	struct dev_snap	*snap;		/* as dev show reads it; NULL: unreadable */
 };
 
-#define ENV_WARNINGS	8
+#define ENV_WARNINGS	12
 
 struct env {
 	struct utsname		uts;
@@ -40,6 +40,7 @@ struct env {
 	int			boost;		/* -1: unknown */
 	int			smt;		/* -1: unknown */
 	bool			irqbalance;
+	int			cstate_us;	/* deepest run-CPU idle exit > ENV_CSTATE_US */
 	const char		*warnings[ENV_WARNINGS];
 	char			warn_buf[ENV_WARNINGS][160];
 	int			nwarnings;
@@ -55,6 +56,10 @@ bool dev_up(const char *name);
 struct nl_ctx;
 int info_get(struct nl_ctx *ctx, struct module_info *mi);
 void env_collect(struct env *e, const uint8_t *cpus, size_t cpus_len);
+/* Idle states whose exit takes longer than this (us) are warned of. */
+#define ENV_CSTATE_US		20
+#define ENV_CSTATES_MAX		16
+void env_preflight(struct env *e, const uint8_t *cpus, size_t cpus_len);
 /* TCP stream flows from which the window restart after idle matters. */
 #define ENV_MANY_FLOWS	100
 #define ENV_SSAI_PATH	"/proc/sys/net/ipv4/tcp_slow_start_after_idle"

@@ -70,6 +70,15 @@ const char *format_size(uint64_t v, char *buf, size_t len);
 int parse_cpulist(const char *s, uint8_t *mask, size_t size, size_t *len);
 const char *format_cpulist(const uint8_t *mask, size_t len, char *buf, size_t size);
 
+/*
+ * The host's /proc and /sys files, below $KTGEN_SYSROOT when it is set
+ * (the tests' fake hosts).
+ */
+#include <dirent.h>
+#include <stdio.h>
+FILE *host_fopen(const char *path);
+DIR *host_opendir(const char *path);
+
 int parse_port(const char *s, uint16_t *port);
 int parse_u32(const char *s, uint32_t *v);
 int parse_size_u32(const char *s, uint32_t *v);

@@ -525,18 +525,14 @@ int nl_open_family(struct nl_ctx *ctx, const char *name, uint8_t version)
 	return 0;
 }
 
-/* The first line of the host file @path (below $KTGEN_SYSROOT, for the
- * tests) in @buf; false when it cannot be read.
+/* The first line of the host file @path in @buf; false when it cannot be
+ * read.
  */
 static bool host_line(const char *path, char *buf, size_t len)
 {
-	const char *root = getenv("KTGEN_SYSROOT");
-	char full[512];
-	FILE *f;
+	FILE *f = host_fopen(path);
 	bool ok;
 
-	snprintf(full, sizeof(full), "%s%s", root ? root : "", path);
-	f = fopen(full, "re");
 	if (!f)
 		return false;
 	ok = fgets(buf, (int)len, f) != NULL;
@@ -547,15 +543,10 @@ static bool host_line(const char *path, char *buf, size_t len)
 /* Secure Boot's EFI variable: 4 bytes of attributes, then its value. */
 static bool secure_boot(void)
 {
-	const char *root = getenv("KTGEN_SYSROOT");
+	FILE *f = host_fopen("/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e3e8c35d4e8c");
 	unsigned char v[5];
-	char path[512];
-	FILE *f;
 	bool on;
 
-	snprintf(path, sizeof(path), "%s%s", root ? root : "",
-		 "/sys/firmware/efi/efivars/SecureBoot-8be4df61-93ca-11d2-aa0d-e3e8c35d4e8c");
-	f = fopen(path, "re");
 	if (!f)
 		return false;
 	on = fread(v, 1, sizeof(v), f) == sizeof(v) && v[4] == 1;
@@ -579,13 +570,10 @@ const char *nl_module_refusal(char *buf, size_t len)
 		sscanf(line, "%127s", kver);
 	snprintf(dep, sizeof(dep), "/lib/modules/%s/modules.dep", kver);
 	if (kver[0] && host_line(dep, line, sizeof(line))) {
-		const char *root = getenv("KTGEN_SYSROOT");
-		char full[512], l[1024];
+		FILE *f = host_fopen(dep);
 		bool found = false;
-		FILE *f;
+		char l[1024];
 
-		snprintf(full, sizeof(full), "%s%s", root ? root : "", dep);
-		f = fopen(full, "re");
 		while (f && !found && fgets(l, sizeof(l), f))
 			found = strstr(l, "/ktgen.ko") != NULL;
 		if (f)

@@ -3,9 +3,12 @@
  * Command-line helpers.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -18,6 +21,30 @@
  * variant): its prefix.
  */
 const char *usage_context;
+
+static const char *host_path(const char *path, char *buf, size_t len)
+{
+	const char *root = getenv("KTGEN_SYSROOT");
+
+	if (!root || !root[0])
+		return path;
+	snprintf(buf, len, "%s%s", root, path);
+	return buf;
+}
+
+FILE *host_fopen(const char *path)
+{
+	char buf[PATH_MAX];
+
+	return fopen(host_path(path, buf, sizeof(buf)), "re");
+}
+
+DIR *host_opendir(const char *path)
+{
+	char buf[PATH_MAX];
+
+	return opendir(host_path(path, buf, sizeof(buf)));
+}
 
 void usage_error(const char *fmt, ...)
 {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/stat.h>
 #include <linux/gen_stats.h>
 #include <linux/genetlink.h>
 #include <linux/ktgen.h>
@@ -832,6 +833,194 @@ static void test_env_flows(void)
 	CHECK(e.nwarnings == 1);
 }
 
+/* A file of the fake host @root (directories made as needed). */
+static void host_put(const char *root, const char *rel, const char *text)
+{
+	char path[512], *p;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		mkdir(path, 0755);
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	CHECK(f);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+static void host_cpu(const char *root, int cpu, const char *rel, const char *text)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "sys/devices/system/cpu/cpu%d/%s", cpu, rel);
+	host_put(root, path, text);
+}
+
+/*
+ * A fake host where nothing is wrong: four CPUs, each its own core, on
+ * the performance governor, shallow idle states only, boost off, no
+ * irqbalance.
+ */
+static void host_quiet(const char *root)
+{
+	char list[16];
+	int cpu;
+
+	for (cpu = 0; cpu < 4; cpu++) {
+		snprintf(list, sizeof(list), "%d\n", cpu);
+		host_cpu(root, cpu, "cpufreq/scaling_governor", "performance\n");
+		host_cpu(root, cpu, "topology/thread_siblings_list", list);
+		host_cpu(root, cpu, "online", "1\n");
+		host_cpu(root, cpu, "node0/cpulist", "0-3\n");
+		host_cpu(root, cpu, "cpuidle/state0/name", "POLL\n");
+		host_cpu(root, cpu, "cpuidle/state0/latency", "0\n");
+		host_cpu(root, cpu, "cpuidle/state1/name", "C1\n");
+		host_cpu(root, cpu, "cpuidle/state1/latency", "2\n");
+		host_cpu(root, cpu, "cpuidle/state1/disable", "0\n");
+	}
+	host_put(root, "sys/devices/system/cpu/cpufreq/boost", "0\n");
+	host_put(root, "sys/devices/system/cpu/smt/active", "0\n");
+	host_put(root, "proc/1/comm", "init\n");
+}
+
+/*
+ * Preflight on fake hosts, one thing wrong at a time: the warnings, and
+ * each only when its condition holds. @cpus: the run's CPUs as a list.
+ */
+static void preflight_case(const char *what, const char *cpus, int numa,
+			   void (*spoil)(const char *root), const char *want)
+{
+	char root[] = "/tmp/ktgen-unit-host.XXXXXX", cmd[128];
+	uint8_t mask[KTG_CPUMASK_BYTES];
+	struct env_dev dev = { .name = "eth9", .numa_node = numa };
+	struct env e = { .cpus_online = 4 };
+	size_t len = 0;
+
+	if (!mkdtemp(root)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	host_quiet(root);
+	if (spoil)
+		spoil(root);
+	CHECK(!parse_cpulist(cpus, mask, sizeof(mask), &len));
+	if (numa >= 0) {
+		e.devs = &dev;
+		e.ndevs = 1;
+	}
+	setenv("KTGEN_SYSROOT", root, 1);
+	env_preflight(&e, mask, len);
+	unsetenv("KTGEN_SYSROOT");
+	if (!want) {
+		if (e.nwarnings)
+			printf("# %s: unexpected warning: %s\n", what, e.warnings[0]);
+		CHECK(e.nwarnings == 0);
+	} else {
+		if (e.nwarnings != 1 || strcmp(e.warnings[0], want))
+			printf("# %s: want \"%s\", got %d warnings%s%s\n", what, want,
+			       e.nwarnings, e.nwarnings ? ", first: " : "",
+			       e.nwarnings ? e.warnings[0] : "");
+		CHECK(e.nwarnings == 1 && !strcmp(e.warnings[0], want));
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	CHECK(system(cmd) == 0);
+}
+
+static void spoil_governor(const char *r)
+{
+	host_cpu(r, 2, "cpufreq/scaling_governor", "powersave\n");
+}
+
+static void spoil_boost(const char *r)
+{
+	host_put(r, "sys/devices/system/cpu/cpufreq/boost", "1\n");
+}
+
+static void spoil_no_turbo(const char *r)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpufreq/boost", r);
+	unlink(path);
+	host_put(r, "sys/devices/system/cpu/intel_pstate/no_turbo", "0\n");
+}
+
+static void spoil_sibling(const char *r)
+{
+	host_cpu(r, 0, "topology/thread_siblings_list", "0,2\n");
+	host_cpu(r, 2, "topology/thread_siblings_list", "0,2\n");
+	host_put(r, "sys/devices/system/cpu/smt/active", "1\n");
+}
+
+static void spoil_sibling_off(const char *r)
+{
+	spoil_sibling(r);
+	host_cpu(r, 2, "online", "0\n");
+}
+
+static void spoil_smt_unknown(const char *r)
+{
+	char path[512];
+	int cpu;
+
+	for (cpu = 0; cpu < 4; cpu++) {
+		snprintf(path, sizeof(path),
+			 "%s/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", r, cpu);
+		unlink(path);
+	}
+	host_put(r, "sys/devices/system/cpu/smt/active", "1\n");
+}
+
+static void spoil_cstate(const char *r)
+{
+	host_cpu(r, 1, "cpuidle/state2/name", "C6\n");
+	host_cpu(r, 1, "cpuidle/state2/latency", "133\n");
+	host_cpu(r, 1, "cpuidle/state2/disable", "0\n");
+}
+
+static void spoil_cstate_off(const char *r)
+{
+	spoil_cstate(r);
+	host_cpu(r, 1, "cpuidle/state2/disable", "1\n");
+}
+
+static void spoil_irqbalance(const char *r)
+{
+	host_put(r, "proc/4242/comm", "irqbalance\n");
+}
+
+static void test_preflight(void)
+{
+	preflight_case("quiet", "0-3", -1, NULL, NULL);
+	preflight_case("governor", "0", -1, spoil_governor,
+		       "cpufreq governor mixed, not performance: clock changes move the numbers");
+	preflight_case("boost", "0", -1, spoil_boost,
+		       "turbo/boost is on: the clock follows temperature and load");
+	preflight_case("no_turbo", "0", -1, spoil_no_turbo,
+		       "turbo/boost is on: the clock follows temperature and load");
+	preflight_case("sibling online", "0", -1, spoil_sibling,
+		       "run CPU 0 shares its core with SMT sibling 2: pin one thread per core or take 2 offline");
+	preflight_case("siblings both run", "0,2", -1, spoil_sibling,
+		       "run CPUs 0 and 2 are SMT siblings: one core's execution units for both");
+	preflight_case("sibling offline", "0", -1, spoil_sibling_off, NULL);
+	preflight_case("sibling of another CPU", "1", -1, spoil_sibling, NULL);
+	preflight_case("smt, topology unknown", "1", -1, spoil_smt_unknown,
+		       "SMT is on: sibling threads share a core (pin one thread per core)");
+	preflight_case("deep C-state", "1", -1, spoil_cstate,
+		       "run CPU 1 may idle in C6 (exit latency 133 us): a wakeup after idle pays it (cpupower idle-set -D 20)");
+	preflight_case("deep C-state, other CPU", "0", -1, spoil_cstate, NULL);
+	preflight_case("deep C-state disabled", "1", -1, spoil_cstate_off, NULL);
+	preflight_case("irqbalance", "0", -1, spoil_irqbalance,
+		       "irqbalance is running: it may move device interrupts mid-run");
+	preflight_case("numa", "1", 1, NULL, "eth9 is on NUMA node 1, run CPU 1 on node 0");
+	preflight_case("numa same node", "1", 0, NULL, NULL);
+}
+
 /* Any value of a run document is a metric: the built-in names (the
  * window's figures before the run's), rates over the window, any
  * percentile, any path with a direction.
@@ -891,6 +1080,7 @@ static const struct {
 	{ "latency_histogram", test_hist },
 	{ "env_many_flows", test_env_flows },
 	{ "metrics_any_field", test_metrics },
+	{ "preflight_warnings", test_preflight },
 };
 
 int main(void)
