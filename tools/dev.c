@@ -937,6 +937,168 @@ static int queues_resolve(struct knob *k)
 	return 0;
 }
 
+/* --- IRQ affinity: /proc/irq/N/smp_affinity_list --------------------- */
+
+#define KNOB_IRQS_MAX	512
+
+static int irq_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The device's interrupts, in order: its MSI vectors, or the one legacy
+ * line a device without them has. 0 (after a message) when it has none a
+ * CPU could be chosen for: a virtual device, a namespace's view.
+ */
+static int dev_irq_list(const struct knob *k, int *irqs, int max)
+{
+	char path[160], line[32];
+	struct dirent *de;
+	int n = 0, irq;
+	DIR *dir;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device/msi_irqs", k->ifname);
+	dir = host_opendir(path);
+	while (dir && (de = readdir(dir)) && n < max) {
+		char *end;
+		long v = strtol(de->d_name, &end, 10);
+
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9' && !*end && v < INT_MAX)
+			irqs[n++] = (int)v;
+	}
+	if (dir)
+		closedir(dir);
+	if (!n) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/device/irq", k->ifname);
+		f = host_fopen(path);
+		if (f && fgets(line, sizeof(line), f) && sscanf(line, "%d", &irq) == 1 && irq > 0)
+			irqs[n++] = irq;
+		if (f)
+			fclose(f);
+	}
+	if (!n)
+		fprintf(stderr, "Error: %s: irq-affinity: no interrupts in /sys/class/net/%s/device (a virtual device?)\n",
+			k->ifname, k->ifname);
+	qsort(irqs, n, sizeof(*irqs), irq_cmp);
+	return n;
+}
+
+/* "irq45=0-1 irq46=2": each interrupt's CPUs, as the kernel lists them. */
+static int irqs_get(const struct knob *k, char *val, size_t len)
+{
+	uint8_t mask[KTG_CPUMASK_BYTES];
+	char path[64], buf[KTG_CPULIST_LEN], list[KTG_CPULIST_LEN];
+	int irqs[KNOB_IRQS_MAX], n, i;
+	size_t used = 0, mlen;
+	FILE *f;
+
+	n = dev_irq_list(k, irqs, KNOB_IRQS_MAX);
+	if (!n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", irqs[i]);
+		f = host_fopen(path);
+		buf[0] = 0;
+		if (f && fgets(buf, sizeof(buf), f))
+			buf[strcspn(buf, "\n")] = 0;
+		if (!f || parse_cpulist(buf, mask, sizeof(mask), &mlen)) {
+			fprintf(stderr, "Error: %s: irq-affinity: %s: %s\n", k->ifname, path,
+				f ? "unreadable" : strerror(errno));
+			if (f)
+				fclose(f);
+			return -1;
+		}
+		fclose(f);
+		format_cpulist(mask, sizeof(mask), list, sizeof(list));
+		used += snprintf(val + used, len > used ? len - used : 0, "%sirq%d=%s",
+				 i ? " " : "", irqs[i], list);
+	}
+	if (used >= len) {
+		fprintf(stderr, "Error: %s: irq-affinity: %d interrupts, too many to record\n",
+			k->ifname, n);
+		return -1;
+	}
+	return 0;
+}
+
+static int irqs_set(const struct knob *k, const char *val)
+{
+	const char *p = val;
+	char path[64];
+	int irq, fd;
+
+	while (sscanf(p, "irq%d=", &irq) == 1) {
+		const char *eq = strchr(p, '=') + 1;
+		size_t l = strcspn(eq, " ");
+		char list[KTG_CPULIST_LEN];
+
+		snprintf(list, sizeof(list), "%.*s", (int)l, eq);
+		snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", irq);
+		fd = host_open_write(path);
+		if (fd < 0 || write(fd, list, strlen(list)) < 0) {
+			int e = errno;
+
+			fprintf(stderr, "Error: %s: irq-affinity: writing %s to %s: %s%s\n",
+				k->ifname, list, path, strerror(e),
+				e == EIO ? " (a kernel-managed interrupt: it follows its queue's CPUs)" :
+				e == EINVAL ? " (none of those CPUs online, or not allowed)" : "");
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+		p = eq + l;
+		p += strspn(p, " ");
+	}
+	return 0;
+}
+
+/* irq-affinity CPULIST: every interrupt of the device to those CPUs. */
+static int want_irqs(struct knob *k, const char *arg)
+{
+	uint8_t mask[KTG_CPUMASK_BYTES];
+	size_t len;
+
+	if (!strncmp(arg, "irq", 3) && strchr(arg, '=')) {
+		/* per interrupt, as a run's knobs record them */
+	} else if (parse_cpulist(arg, mask, sizeof(mask), &len) || !len) {
+		usage_error("irq-affinity: a CPU list, not '%s'", arg);
+		return -1;
+	}
+	snprintf(k->want, sizeof(k->want), "%s", arg);
+	return 0;
+}
+
+static int irqs_resolve(struct knob *k)
+{
+	uint8_t mask[KTG_CPUMASK_BYTES];
+	char list[KTG_CPULIST_LEN], out[KNOB_VAL_LEN];
+	int irqs[KNOB_IRQS_MAX], n, i;
+	size_t used = 0, len;
+
+	if (!strncmp(k->want, "irq", 3))
+		return 0;
+	parse_cpulist(k->want, mask, sizeof(mask), &len);
+	format_cpulist(mask, sizeof(mask), list, sizeof(list));
+	n = dev_irq_list(k, irqs, KNOB_IRQS_MAX);
+	if (!n)
+		return -1;
+	for (i = 0; i < n; i++)
+		used += snprintf(out + used, sizeof(out) > used ? sizeof(out) - used : 0,
+				 "%sirq%d=%s", i ? " " : "", irqs[i], list);
+	if (used >= sizeof(out)) {
+		fprintf(stderr, "Error: %s: irq-affinity: %d interrupts, too many to record\n",
+			k->ifname, n);
+		return -1;
+	}
+	snprintf(k->want, sizeof(k->want), "%s", out);
+	return 0;
+}
+
 /* --- busy polling: global sysctls --------------------------------------- */
 
 static int sysctl_path(const struct knob *k, char *path, size_t len)
@@ -996,6 +1158,7 @@ static const struct knob_type knob_types[] = {
 	{ "coalesce",	true,	false,	attr_get,	attr_set,	want_coalesce },
 	{ "busy-poll",	false,	false,	sysctl_get,	sysctl_set,	want_u32 },
 	{ "busy-read",	false,	false,	sysctl_get,	sysctl_set,	want_u32 },
+	{ "irq-affinity", false, false,	irqs_get,	irqs_set,	want_irqs },
 };
 
 static const struct knob_type *knob_type(const char *kw)
@@ -1018,7 +1181,8 @@ const char knob_usage[] =
 	"      rings [rx N] [tx N]      channels N (combined; rx and tx without)\n"
 	"      coalesce [rx-usecs N] [rx-frames N] [tx-usecs N] [tx-frames N]\n"
 	"               [adaptive-rx on|off] [adaptive-tx on|off]\n"
-	"      tcp-data-split on|off    busy-poll USECS (net.core.busy_poll, busy_read)\n";
+	"      tcp-data-split on|off    busy-poll USECS (net.core.busy_poll, busy_read)\n"
+	"      irq-affinity CPULIST     every interrupt of the device to these CPUs\n";
 
 static struct knob *knob_add(struct knob_list *l, const char *ifname, const char *netns,
 			     const char *kw, const char *name)
@@ -1194,7 +1358,8 @@ static bool knob_same(const struct knob *k, const char *want, const char *got)
 {
 	const char *p = want;
 
-	if (k->type->want != want_queues || *want != 'q')
+	if (!((k->type->want == want_queues && *want == 'q') ||
+	      (k->type->want == want_irqs && !strncmp(want, "irq", 3))))
 		return !strcmp(want, got);
 	while (*p) {
 		size_t n = strcspn(p, " ");
@@ -1317,10 +1482,10 @@ int knobs_apply(struct knob_list *l)
 		int err;
 
 		k->changed = false;
-		if (k->type->want == want_queues) {
+		if (k->type->want == want_queues || k->type->want == want_irqs) {
 			if (in_ns(k))
 				goto err_restore;
-			err = queues_resolve(k);
+			err = k->type->want == want_queues ? queues_resolve(k) : irqs_resolve(k);
 			ns_home();
 			if (err)
 				goto err_restore;

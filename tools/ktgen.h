@@ -78,6 +78,7 @@ const char *format_cpulist(const uint8_t *mask, size_t len, char *buf, size_t si
 #include <stdio.h>
 FILE *host_fopen(const char *path);
 DIR *host_opendir(const char *path);
+int host_open_write(const char *path);
 
 int parse_port(const char *s, uint16_t *port);
 int parse_u32(const char *s, uint32_t *v);

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -37,6 +38,14 @@ FILE *host_fopen(const char *path)
 	char buf[PATH_MAX];
 
 	return fopen(host_path(path, buf, sizeof(buf)), "re");
+}
+
+/* For writing a /proc or /sys setting (truncating a test's plain file). */
+int host_open_write(const char *path)
+{
+	char buf[PATH_MAX];
+
+	return open(host_path(path, buf, sizeof(buf)), O_WRONLY | O_TRUNC | O_CLOEXEC);
 }
 
 DIR *host_opendir(const char *path)

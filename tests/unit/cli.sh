@@ -237,6 +237,35 @@ echo Y >"$sysroot/sys/module/module/parameters/sig_enforce"
 t noload_sig_enforce 1 'module.sig_enforce is set, so' info
 unset KTGEN_SYSROOT
 rm -rf "$sysroot"
+# irq-affinity on a fake host: every MSI vector of the device to the CPUs
+# asked for (read back), one line for a device without MSI, the vectors
+# named for one of them only, none for a virtual device.
+sysroot=$(mktemp -d)
+for irq in 45 46 11; do
+	mkdir -p "$sysroot/proc/irq/$irq"
+	echo 0-3 >"$sysroot/proc/irq/$irq/smp_affinity_list"
+done
+mkdir -p "$sysroot/sys/class/net/eth7/device/msi_irqs" "$sysroot/sys/class/net/eth8/device" \
+	"$sysroot/sys/class/net/veth9"
+touch "$sysroot/sys/class/net/eth7/device/msi_irqs/46" "$sysroot/sys/class/net/eth7/device/msi_irqs/45"
+echo 11 >"$sysroot/sys/class/net/eth8/device/irq"
+export KTGEN_SYSROOT=$sysroot
+t irq_affinity_msi 0 'irq-affinity irq45=0-3 irq46=0-3 -> irq45=1,3 irq46=1,3$' dev set eth7 irq-affinity 1,3
+n=$((n + 1))
+got="$(cat "$sysroot/proc/irq/45/smp_affinity_list") $(cat "$sysroot/proc/irq/46/smp_affinity_list")"
+if [ "$got" = "1,3 1,3" ]; then
+	cases+=("ok $n irq_affinity_written")
+else
+	cases+=("not ok $n irq_affinity_written" "# /proc/irq/45,46: $got")
+	failed=$((failed + 1))
+fi
+t irq_affinity_legacy 0 'irq-affinity irq11=0-3 -> irq11=2$' dev set eth8 irq-affinity 2
+t irq_affinity_one 0 'irq-affinity irq45=1,3 irq46=1,3 -> irq45=0 irq46=1,3$' dev set eth7 irq-affinity irq45=0
+t irq_affinity_none 1 'veth9: irq-affinity: no interrupts in /sys/class/net/veth9/device \(a virtual device\?\)' \
+	dev set veth9 irq-affinity 0
+t irq_affinity_usage 2 "irq-affinity: a CPU list, not 'x'" dev set eth7 irq-affinity x
+unset KTGEN_SYSROOT
+rm -rf "$sysroot"
 
 # Every variant's words, and what the kernel would refuse of them, are
 # checked before the first run (by run's parser): a usage error, 2, or 128
