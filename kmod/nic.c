@@ -72,6 +72,7 @@ enum {
 	KTG_NIC_PF_LEGACY_RX,
 	KTG_NIC_PF_RX_FRAGS,
 	KTG_NIC_PF_DMA_NOCACHE,
+	KTG_NIC_PF_FLAG_RESET,
 	KTG_NIC_PF_COUNT,
 };
 
@@ -79,6 +80,7 @@ static const char ktg_nic_pf_names[KTG_NIC_PF_COUNT][ETH_GSTRING_LEN] = {
 	[KTG_NIC_PF_LEGACY_RX]		= "legacy-rx",
 	[KTG_NIC_PF_RX_FRAGS]		= "rx-frags",
 	[KTG_NIC_PF_DMA_NOCACHE]	= "dma-nocache",
+	[KTG_NIC_PF_FLAG_RESET]		= "flag-reset",
 };
 
 /* Counters of a receive queue, written by its NAPI only. */
@@ -1119,17 +1121,30 @@ static u32 ktg_nic_get_priv_flags(struct net_device *dev)
 	return READ_ONCE(((struct ktg_nic *)netdev_priv(dev))->priv_flags);
 }
 
-/* Receive style and DMA mode change between two polls, without a reset. */
+/*
+ * Receive style and DMA mode change between two polls, without a reset;
+ * with flag-reset on, a change of the other flags resets a running device
+ * (carrier off, rings rebuilt, carrier on), as ixgbe's legacy-rx does.
+ */
 static int ktg_nic_set_priv_flags(struct net_device *dev, u32 flags)
 {
 	struct ktg_nic *nic = netdev_priv(dev);
+	u32 changed = flags ^ READ_ONCE(nic->priv_flags);
+	int err;
 
 	if ((flags & BIT(KTG_NIC_PF_LEGACY_RX)) && (flags & BIT(KTG_NIC_PF_RX_FRAGS))) {
 		netdev_info(dev, "legacy-rx and rx-frags are two receive styles: pick one\n");
 		return -EINVAL;
 	}
 	WRITE_ONCE(nic->priv_flags, flags);
-	return 0;
+	if (!(flags & BIT(KTG_NIC_PF_FLAG_RESET)) ||
+	    !(changed & ~BIT(KTG_NIC_PF_FLAG_RESET)) || !netif_running(dev))
+		return 0;
+	err = ktg_nic_reconfigure(nic, dev->real_num_rx_queues, nic->rx_ring, nic->tx_ring,
+				  NULL);
+	if (err)
+		WRITE_ONCE(nic->priv_flags, flags ^ changed);
+	return err;
 }
 
 static int ktg_nic_get_tunable(struct net_device *dev, const struct ethtool_tunable *t,

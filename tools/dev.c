@@ -1323,31 +1323,59 @@ static int knob_read(struct knob *k, char *val, size_t len)
 
 static bool carrier_up(const struct knob *k)
 {
-	char path[96], c = 0;
-	int fd;
+	char path[96];
+	FILE *f;
+	int c;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/carrier", k->ifname);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	f = host_fopen(path);
+	if (!f)
 		return false;
-	if (read(fd, &c, 1) != 1)
-		c = 0;
-	close(fd);
+	c = fgetc(f);
+	fclose(f);
 	return c == '1';
 }
 
-/* After a reset: the carrier back within 10 s. */
-static int carrier_wait(const struct knob *k)
+/* The device's carrier transitions so far; -1 when it does not say. */
+static long carrier_changes(const struct knob *k)
+{
+	char path[96], buf[32];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/carrier_changes", k->ifname);
+	f = host_fopen(path);
+	if (f && fgets(buf, sizeof(buf), f))
+		v = strtol(buf, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * After a reset: the carrier back, then no carrier transition for
+ * KNOB_SETTLE_MS (a link that comes back bouncing, a driver that resets
+ * twice); at most KNOB_RESET_MS in all.
+ */
+static int reset_settle(const struct knob *k)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int i;
+	long last = -2;
+	int quiet = 0, i;
 
-	for (i = 0; i < 1000; i++) {
-		if (carrier_up(k))
+	for (i = 0; i < KNOB_RESET_MS / 10; i++) {
+		long now = carrier_changes(k);
+
+		if (!carrier_up(k) || now != last)
+			quiet = 0;
+		else if (++quiet >= KNOB_SETTLE_MS / 10)
 			return 0;
+		last = now;
 		nanosleep(&ts, NULL);
 	}
-	fprintf(stderr, "Error: %s: no carrier 10 s after %s\n", k->ifname, k->type->kw);
+	fprintf(stderr, "Error: %s: %s%s%s: the carrier %s %d s after the reset it caused\n",
+		k->ifname, k->type->kw, *k->name ? " " : "", k->name,
+		carrier_up(k) ? "was still changing" : "had not come back", KNOB_RESET_MS / 1000);
 	return -1;
 }
 
@@ -1378,18 +1406,31 @@ static bool knob_same(const struct knob *k, const char *want, const char *got)
 	return true;
 }
 
-/* Set @val on @k and check the device took it; @after gets what it has. */
+/*
+ * Set @val on @k and check the device took it; @after gets what it has.
+ * Whether the write reset the device is observed, not assumed from the
+ * knob's kind: its carrier dropped or changed (ixgbe resets for legacy-rx,
+ * a private flag like any other), then it is waited out (reset_settle).
+ */
 static int knob_write(struct knob *k, const char *val, char *after, size_t len)
 {
+	long before;
 	bool up;
 	int err;
 
 	if (in_ns(k))
 		return -1;
-	up = k->type->resets && carrier_up(k);
+	up = carrier_up(k);
+	before = carrier_changes(k);
 	err = k->type->set(k, val);
-	if (!err && up)
-		err = carrier_wait(k);
+	if (!err) {
+		long now = carrier_changes(k);
+
+		k->reset = (k->type->resets && up) || (before >= 0 && now != before) ||
+			   (up && !carrier_up(k));
+		if (k->reset && up)
+			err = reset_settle(k);
+	}
 	if (!err)
 		err = k->type->get(k, after, len);
 	ns_home();
@@ -1498,9 +1539,9 @@ int knobs_apply(struct knob_list *l)
 		}
 		/* Marked first: a value half taken is put back too. */
 		k->changed = true;
-		l->resets |= k->type->resets;
 		if (knob_write(k, k->want, k->after, sizeof(k->after)))
 			goto err_restore;
+		l->resets |= k->reset;
 	}
 	return 0;
 
@@ -1557,7 +1598,8 @@ void knobs_print(const struct knob_list *l, const char *key)
 		print_string(PRINT_ANY, "before", " %s", k->before);
 		print_string(PRINT_ANY, "after", changed ? " -> %s" : "", k->after);
 		print_bool(PRINT_JSON, "changed", NULL, changed);
-		print_text("%s", changed ? "" : " (unchanged)");
+		print_bool(PRINT_JSON, "reset", NULL, k->reset);
+		print_text("%s", changed ? (k->reset ? " (reset)" : "") : " (unchanged)");
 		print_text("%s", i + 1 < l->n ? ";" : "\n");
 		print_close_object();
 	}

@@ -13,6 +13,8 @@
 
 #define KNOB_NAME_LEN	32	/* ETH_GSTRING_LEN */
 #define KNOB_VAL_LEN	16384	/* per-queue CPU lists of a many-queue device */
+#define KNOB_SETTLE_MS	1000	/* a reset device's carrier steady this long */
+#define KNOB_RESET_MS	10000	/* at most, for its carrier to come back and settle */
 
 struct knob_type;
 
@@ -25,12 +27,13 @@ struct knob {
 	char			before[KNOB_VAL_LEN];
 	char			after[KNOB_VAL_LEN];
 	bool			changed;	/* set by us: restore puts before back */
+	bool			reset;		/* setting it reset the device (seen) */
 };
 
 struct knob_list {
 	struct knob	*k;
 	size_t		n;
-	bool		resets;		/* a knob that resets the device was applied */
+	bool		resets;		/* applying a knob reset its device */
 };
 
 /*

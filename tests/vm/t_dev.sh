@@ -65,7 +65,7 @@ ethtool_feature()
 # Every kind on the virtual NIC (ktn0 sends, ktn1 receives) and veth.
 t_dev_knobs()
 {
-	local fixed
+	local fixed out c0 c1
 
 	load_module
 	NIC_IPV6=0 nic_pair
@@ -73,6 +73,24 @@ t_dev_knobs()
 	knob_flip "$NS_B" ktn1 "gro off" "$(ethtool_feature ktn1 generic-receive-offload)" off
 	knob_flip "$NS_B" ktn1 "priv-flag legacy-rx on" \
 		"ethtool --show-priv-flags ktn1 | awk '/^legacy-rx/ { print \$3 }'" on
+	# A private flag that resets its device (ktgen-nic's flag-reset on, as
+	# ixgbe's legacy-rx does) is seen to: the carrier dropped and came back
+	# before dev set returned, and the knob says so; without it, none.
+	ip netns exec "$NS_B" $KTGEN -j dev set ktn1 priv-flag legacy-rx on |
+		json_check "d['knobs'][0]['reset'] is False" || fail "legacy-rx: a reset without flag-reset"
+	ip netns exec "$NS_B" $KTGEN dev set ktn1 priv-flag legacy-rx off priv-flag flag-reset on \
+		>/dev/null || fail "flag-reset on: exit $?"
+	c0=$(ip netns exec "$NS_B" cat /sys/class/net/ktn1/carrier_changes)
+	out=$(ip netns exec "$NS_B" $KTGEN dev set ktn1 priv-flag legacy-rx on) ||
+		fail "legacy-rx with flag-reset: exit $?"
+	c1=$(ip netns exec "$NS_B" cat /sys/class/net/ktn1/carrier_changes)
+	[ "$(ip netns exec "$NS_B" cat /sys/class/net/ktn1/carrier)" = 1 ] ||
+		fail "dev set returned before the carrier came back"
+	[[ $out == *"priv-flag legacy-rx off -> on (reset)"* ]] && [ $((c1 - c0)) -ge 2 ] ||
+		fail "legacy-rx with flag-reset: '$out', carrier changes $((c1 - c0))"
+	ip netns exec "$NS_B" $KTGEN dev set ktn1 priv-flag legacy-rx off priv-flag flag-reset off \
+		>/dev/null || fail "flag-reset off: exit $?"
+	log "legacy-rx with flag-reset: $out (carrier changes $((c1 - c0)))"
 	knob_flip "$NS_B" ktn1 "tunable rx-copybreak 256" \
 		"ethtool --get-tunable ktn1 rx-copybreak | awk '{ print \$2 }'" 256
 	knob_flip "$NS_B" ktn1 "rings rx 128" \
@@ -120,7 +138,7 @@ print(next(n for n, v in f.items() if v["fixed"] and not v["active"]))')
 		ip netns exec "$NS_A" $KTGEN dev set ktn0 feature tx-nocache-copy on feature "$fixed" on
 	[ "$(ip netns exec "$NS_A" sh -c "$(ethtool_feature ktn0 tx-nocache-copy)")" = off ] ||
 		fail "tx-nocache-copy not put back after the refusal"
-	expect_fail 1 "ktn1: no private flag 'nope'; the device has: legacy-rx rx-frags dma-nocache" \
+	expect_fail 1 "ktn1: no private flag 'nope'; the device has: legacy-rx rx-frags dma-nocache flag-reset" \
 		ip netns exec "$NS_B" $KTGEN dev set ktn1 priv-flag nope on
 	expect_fail 1 "ktn1: no feature 'nope'" \
 		ip netns exec "$NS_B" $KTGEN dev set ktn1 feature nope on
@@ -297,11 +315,23 @@ t_dev_run()
 	echo "$doc" | json_check "$TCP_DONE and d['warmup_ms'] == 1000 and
 		[k['knob'] for k in d['knobs']] == ['channels', 'feature', 'priv-flag', 'tunable', 'rps'] and
 		all(k['changed'] for k in d['knobs']) and d['knobs'][2]['netns'] == '$NS_B' and
+		d['knobs'][0]['reset'] and not any(k['reset'] for k in d['knobs'][1:]) and
 		d['knobs'][2]['after'] == 'on' and d['knobs'][0]['after'] == '1'" ||
 		fail "run document with knobs"
 	[ $((c1 - c0)) -gt 100 ] || fail "legacy-rx knob: ktn1 split $((c1 - c0)) frames, want the copy path"
 	[ "$(dev_state "$NS_A" "$NS_B")" = "$orig" ] || fail "not restored after the run: $(dev_state "$NS_A" "$NS_B"), want $orig"
 	log "knobs during the run applied and put back: $orig; legacy-rx split $((c1 - c0)) frames"
+
+	# A private flag that resets the device (flag-reset on): the run sees
+	# it and warms up before its window, as for a channel change.
+	ip netns exec "$NS_B" $KTGEN dev set ktn1 priv-flag flag-reset on >/dev/null ||
+		fail "flag-reset on: exit $?"
+	doc=$(ip netns exec "$NS_A" $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5240 \
+		time "$(span 2)" knob ktn1@$NS_B priv-flag legacy-rx on) ||
+		fail "run with a resetting knob: exit $?"
+	echo "$doc" | json_check "$TCP_DONE and d['warmup_ms'] == 1000 and d['knobs'][0]['reset']" ||
+		fail "run with a resetting private flag: no reset seen, or no warmup"
+	ip netns exec "$NS_B" $KTGEN dev set ktn1 priv-flag flag-reset off >/dev/null
 
 	for sig in INT TERM HUP; do
 		ip netns exec "$NS_A" $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5240 \
