@@ -16,6 +16,7 @@ pkgs=(
 	python3-scipy python3-matplotlib gnuplot-nox	# statistics references, plots
 	lcov perl					# coverage, checkpatch
 	groff-base bash-completion			# man pages, completion (tests/unit/docs.sh)
+	clang libclang-rt-14-dev			# libFuzzer (tests/unit/fuzz.c)
 	ca-certificates
 )
 

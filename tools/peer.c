@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +45,23 @@ static uint64_t now_ns(void)
 static int64_t now_ms(void)
 {
 	return now_ns() / 1000000;
+}
+
+/* How long the far end may take to be ready, and to answer once the run
+ * ended: PEER_TIMEOUT_MS, or $KTGEN_PEER_TIMEOUT seconds (1..3600).
+ */
+static int64_t peer_timeout_ms(void)
+{
+	const char *env = getenv("KTGEN_PEER_TIMEOUT");
+	char *end;
+	long v;
+
+	if (!env || !*env)
+		return PEER_TIMEOUT_MS;
+	v = strtol(env, &end, 10);
+	if (*end || v < 1 || v > 3600)
+		return PEER_TIMEOUT_MS;
+	return v * 1000;
 }
 
 /* --- this side: the URL and the words for the far end ------------------ */
@@ -313,7 +331,7 @@ static ssize_t read_until(int fd, char *buf, size_t len, int64_t deadline,
 int peer_start(struct peer *p, const sigset_t *sigmask)
 {
 	int to[2] = { -1, -1 }, from[2] = { -1, -1 }, ret, err;
-	int64_t deadline = now_ms() + PEER_TIMEOUT_MS;
+	int64_t deadline = now_ms() + peer_timeout_ms();
 	char line[128], *remote;
 	size_t len = 0;
 	unsigned int id, resets;
@@ -363,8 +381,8 @@ int peer_start(struct peer *p, const sigset_t *sigmask)
 	if (err == EINTR)
 		fprintf(stderr, "ktgen: peer %s: interrupted before its sink was ready\n", p->url);
 	else if (err == ETIMEDOUT)
-		fprintf(stderr, "ktgen: peer %s: no sink ready after %d s\n", p->url,
-			PEER_TIMEOUT_MS / 1000);
+		fprintf(stderr, "ktgen: peer %s: no sink ready after %lld s\n", p->url,
+			(long long)peer_timeout_ms() / 1000);
 	ret = peer_reap(p, r < 0);
 	if (err != EINTR)
 		fprintf(stderr, "ktgen: peer %s: ended (status %d%s) before its sink was ready%s\n",
@@ -375,7 +393,7 @@ int peer_start(struct peer *p, const sigset_t *sigmask)
 	close(p->to_fd);
 	close(p->from_fd);
 	p->to_fd = p->from_fd = -1;
-	return -1;
+	return err == ETIMEDOUT ? PEER_UNTRUSTED : PEER_FAILED;
 fail:
 	free(remote);
 	for (ret = 0; ret < 2; ret++) {
@@ -394,60 +412,121 @@ void peer_window(struct peer *p, uint32_t warmup_ms)
 		dprintf(p->to_fd, "start %u\n", warmup_ms);
 }
 
+/*
+ * What a peer's document must be to be believed: its sink's id and
+ * receive counts non-negative integers, its window's figures finite and
+ * non-negative. NULL, or what is wrong.
+ */
+static const char *peer_doc_bad(const struct json *doc)
+{
+	const struct json *rx = json_path(doc, "sink.rx"), *w, *id = json_path(doc, "sink.id");
+	size_t i;
+
+	if (doc->type != JSON_OBJECT)
+		return "not an object";
+	if (!id || id->type != JSON_NUMBER || !id->is_uint)
+		return "no sink id";
+	if (!rx || rx->type != JSON_OBJECT || !json_get(rx, "bytes"))
+		return "no sink.rx with its bytes";
+	for (i = 0; i < rx->len; i++)
+		if (rx->items[i].type != JSON_NUMBER || !rx->items[i].is_uint)
+			return "a sink.rx figure that is no count";
+	w = json_get(doc, "window");
+	if (w && w->type != JSON_OBJECT)
+		return "a window that is no object";
+	for (i = 0; w && i < w->len; i++) {
+		const struct json *v = &w->items[i];
+
+		if (v->type == JSON_NUMBER && !v->is_uint && (!isfinite(v->num) || v->num < 0))
+			return "a window figure negative or not finite";
+	}
+	return NULL;
+}
+
 int peer_finish(struct peer *p)
 {
-	int64_t deadline = now_ms() + PEER_TIMEOUT_MS;
+	int64_t timeout = peer_timeout_ms(), deadline = now_ms() + timeout;
 	size_t len = 0, cap = 65536;
 	char *buf = malloc(cap), err[128];
 	const struct json *v;
+	const char *bad;
 	uint64_t errors;
 	ssize_t r = 0;
 	int st;
 
 	if (p->pid <= 0 || !buf) {
 		free(buf);
-		return -1;
+		return PEER_UNTRUSTED;
 	}
 	close(p->to_fd);
 	p->to_fd = -1;
 	while (buf && (r = read_until(p->from_fd, buf + len, cap - len - 1, deadline, NULL)) > 0) {
 		len += r;
-		if (cap - len < 4096 && cap < PEER_DOC_MAX) {
-			char *bigger = realloc(buf, cap * 2);
+		if (cap - len < 4096) {
+			char *bigger = cap < PEER_DOC_MAX ? realloc(buf, cap * 2) : NULL;
 
-			if (!bigger)
+			if (!bigger) {
+				fprintf(stderr, "ktgen: peer %s: a result over %d MiB: not a ktgen document\n",
+					p->url, PEER_DOC_MAX >> 20);
+				r = -1;
+				errno = EFBIG;
 				break;
+			}
 			buf = bigger;
 			cap *= 2;
 		}
 	}
-	if (r < 0)
-		fprintf(stderr, "ktgen: peer %s: no result after %d s: %s\n", p->url,
-			PEER_TIMEOUT_MS / 1000, strerror(errno));
+	if (r < 0 && errno == ETIMEDOUT)
+		fprintf(stderr, "ktgen: peer %s: no result after %lld s\n", p->url,
+			(long long)timeout / 1000);
+	else if (r < 0 && errno != EFBIG)
+		fprintf(stderr, "ktgen: peer %s: reading its result: %s\n", p->url, strerror(errno));
 	close(p->from_fd);
 	p->from_fd = -1;
 	st = peer_reap(p, r < 0);
 	buf[len] = 0;
-	p->doc = len ? json_parse(buf, len, err, sizeof(err)) : NULL;
+	p->doc = len && r >= 0 ? json_parse(buf, len, err, sizeof(err)) : NULL;
 	free(buf);
+	if (r < 0)
+		return PEER_UNTRUSTED;
 	if (st) {
 		fprintf(stderr, "ktgen: peer %s: ended with status %d%s\n", p->url, st,
 			p->doc ? " (its result follows)" : "");
-		return -1;
+		return PEER_FAILED;
 	}
 	if (!p->doc) {
 		fprintf(stderr, "ktgen: peer %s: no result%s%s\n", p->url, len ? ": " : "",
 			len ? err : "");
-		return -1;
+		return PEER_UNTRUSTED;
+	}
+	bad = peer_doc_bad(p->doc);
+	if (bad) {
+		fprintf(stderr, "ktgen: peer %s: its result is not believed: %s\n", p->url, bad);
+		json_free(p->doc);
+		p->doc = NULL;
+		return PEER_UNTRUSTED;
 	}
 	/* A sink that saw other bytes than the payload: the run failed. */
 	v = json_path(p->doc, "sink.rx.verify_errors");
 	if (v && !json_u64(v, &errors) && errors) {
 		fprintf(stderr, "ktgen: peer %s: the sink found %llu errors in the payload\n",
 			p->url, (unsigned long long)errors);
-		return -1;
+		return PEER_FAILED;
 	}
 	return 0;
+}
+
+int peer_check_counts(struct peer *p, uint64_t sent)
+{
+	uint64_t got;
+
+	if (!p->doc || json_u64(json_path(p->doc, "sink.rx.bytes"), &got) || got <= sent)
+		return 0;
+	fprintf(stderr, "ktgen: peer %s: its sink says it received %llu bytes, more than the run sent (%llu): not believed\n",
+		p->url, (unsigned long long)got, (unsigned long long)sent);
+	json_free(p->doc);	/* not printed as the peer's */
+	p->doc = NULL;
+	return PEER_UNTRUSTED;
 }
 
 /* A parsed document back through the print path (JSON only). */

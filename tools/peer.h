@@ -64,15 +64,27 @@ int peer_prepare(struct peer *p, int test, uint16_t port, bool ipv6, uint32_t re
 		 uint32_t resp);
 
 /* ssh there and wait until the sink is ready; a signal outside
- * @sigmask's set gives up. 0, or -1 after a message.
+ * @sigmask's set gives up. 0, or after a message PEER_UNTRUSTED when it
+ * never said it was ready, PEER_FAILED for anything else.
  */
 int peer_start(struct peer *p, const sigset_t *sigmask);
 /* The run started: its window opens @warmup_ms from now. */
 void peer_window(struct peer *p, uint32_t warmup_ms);
-/* The run ended: the peer's document into p->doc, the peer gone. 0, or -1
- * after a message (the peer failed, or put something back wrongly).
+/*
+ * The run ended: the peer's document into p->doc, the peer gone. 0;
+ * PEER_FAILED after a message (the peer failed, or put something back
+ * wrongly); PEER_UNTRUSTED when it gave nothing to believe: no result in
+ * time, not a document, or one whose figures are not counts.
  */
+#define PEER_FAILED	(-1)
+#define PEER_UNTRUSTED	(-2)
 int peer_finish(struct peer *p);
+/*
+ * Its sink's count held against what the run sent (@sent bytes): a sink
+ * cannot receive more. 0, or PEER_UNTRUSTED after a message, its
+ * document dropped.
+ */
+int peer_check_counts(struct peer *p, uint64_t sent);
 /* "peer": its document in JSON; its sink, rate and CPU in text. */
 void peer_print(const struct peer *p);
 void peer_free(struct peer *p);

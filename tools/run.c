@@ -1664,8 +1664,7 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigset_t block, waitmask, oldmask;
 	struct run_wait w = { };
-	int err, restore_err;
-	bool peer_err = false;
+	int err, restore_err, peer_err = 0;
 	size_t i;
 
 	if (nl_join_events(ctx))
@@ -1693,10 +1692,11 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 	w.knobs = &a->knobs;
 	/* The sink there is ready before the flows connect. */
 	if (a->has_peer) {
-		if (peer_start(&a->peer, &waitmask)) {
+		peer_err = peer_start(&a->peer, &waitmask);
+		if (peer_err) {
 			knobs_restore(&a->knobs);
 			sigprocmask(SIG_SETMASK, &oldmask, NULL);
-			return EXIT_FAIL;
+			return peer_err == PEER_UNTRUSTED ? EXIT_INFRA : EXIT_FAIL;
 		}
 		w.peer = &a->peer;
 		/* its rr sink answers above the request's size to its token */
@@ -1720,8 +1720,8 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 		peer_window(&a->peer, a->has_warmup ? a->warmup_ms : 0);
 	if (!err)
 		err = run_wait(ctx, &w, &waitmask);
-	if (a->has_peer && peer_finish(&a->peer))
-		peer_err = true;
+	if (a->has_peer)
+		peer_err = peer_finish(&a->peer);
 	restore_err = knobs_restore(&a->knobs);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (!err && w.final) {
@@ -1730,6 +1730,10 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 
 		flows_get(ctx, &w);
 		parse_run(w.final, tb);
+		if (a->has_peer && !peer_err)
+			peer_err = peer_check_counts(&a->peer,
+						     nl_nested_u64(tb[KTGEN_A_RUN_TX],
+								   KTGEN_A_TX_STATS_BYTES));
 		print_run(tb, &w);
 		/* JSON: the document is all stdout says; the reason goes here. */
 		if (print_is_json() && run_error_msg(tb, msg, sizeof(msg)))
@@ -1741,6 +1745,9 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 	env_free(&w.env);
 	counters_free(&w.before);
 	counters_free(&w.delta);
+	/* What came back from the peer is not to be believed: no verdict */
+	if (!err && !restore_err && peer_err == PEER_UNTRUSTED)
+		return EXIT_INFRA;
 	if (err || restore_err || peer_err)
 		return EXIT_FAIL;
 	return w.state == KTGEN_RUN_STATE_DONE || w.state == KTGEN_RUN_STATE_STOPPED ?

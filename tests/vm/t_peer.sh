@@ -204,3 +204,64 @@ t_peer_errors()
 		fail "the killed sender's run lived on"
 }
 case_add peer_errors t_peer_errors 600
+
+# A peer is believed only for what it can show: a far end that never gets
+# ready or never answers, says something that is not a document, gives
+# figures that are not counts, or claims more bytes than the run sent is
+# an error naming it, with exit 4 (infrastructure: no verdict to draw),
+# and the ssh it ran goes with it. Its "ssh" here is a script that answers
+# as such a peer would; the sink is a real one, added directly.
+t_peer_lies()
+{
+	local fake rc mode want re err
+
+	load_module
+	NS_A=$(netns_add a)
+	NS_B=$(netns_add b)
+	ip link add kp0 netns "$NS_A" type veth peer name kp1 netns "$NS_B"
+	ip -n "$NS_A" addr add $PEER_A/24 dev kp0
+	ip -n "$NS_B" addr add $PEER_B/24 dev kp1
+	ip -n "$NS_A" link set kp0 up
+	ip -n "$NS_B" link set kp1 up
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5330 >/dev/null || fail "sink add"
+	fake=$(mktemp)
+	cat >"$fake" <<'EOS'
+#!/bin/sh
+# ktgen-fake-peer MODE -- DEST COMMAND: what `peer serve` would print, lying
+mode=$1
+[ "$mode" = noready ] && sleep 600
+echo "ready 1 0"
+cat >/dev/null
+case $mode in
+silent) sleep 600 ;;
+garbage) echo 'this is no document' ;;
+string) echo '{"sink":{"id":1,"rx":{"bytes":"lots","msgs":1}}}' ;;
+negative) echo '{"sink":{"id":1,"rx":{"bytes":0,"msgs":0}},"window":{"rx_bps":-5}}' ;;
+more) echo '{"sink":{"id":1,"rx":{"bytes":999999999999999,"msgs":1}}}' ;;
+honest) echo '{"sink":{"id":1,"rx":{"bytes":0,"msgs":0}},"window":{"duration_ns":1,"rx_bytes":0}}' ;;
+esac
+EOS
+	chmod +x "$fake"
+	for mode in noready silent garbage string negative more honest; do
+		case $mode in
+		noready) want=4 re="no sink ready after 3 s" ;;
+		silent) want=4 re="no result after 3 s" ;;
+		garbage) want=4 re="peer ssh://fake: no result: " ;;
+		string) want=4 re="not believed: a sink.rx figure that is no count" ;;
+		negative) want=4 re="not believed: a window figure negative or not finite" ;;
+		more) want=4 re="its sink says it received 999999999999999 bytes, more than the run sent \\([0-9]+\\): not believed" ;;
+		honest) want=0 re="" ;;
+		esac
+		rc=0
+		err=$(ip netns exec "$NS_A" env KTGEN_SSH="$fake $mode" KTGEN_PEER_TIMEOUT=3 \
+			$KTGEN -j run tcp_stream to $PEER_B port 5330 time 1 peer ssh://fake 2>&1 >/dev/null) ||
+			rc=$?
+		[ "$rc" = "$want" ] || fail "peer $mode: exit $rc, want $want: $err"
+		[ -z "$re" ] || echo "$err" | grep -Eq -- "$re" || fail "peer $mode: said '$err', want /$re/"
+		! pgrep -f "$fake" >/dev/null || fail "peer $mode: its ssh is still there"
+		log "peer $mode: exit $rc: $(echo "$err" | tail -n 1)"
+	done
+	[ "$(ip netns exec "$NS_A" $KTGEN -j run show)" = "[]" ] || fail "a run left behind"
+	rm -f "$fake"
+}
+case_add peer_lies t_peer_lies 180 nodebug
