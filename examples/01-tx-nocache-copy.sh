@@ -6,15 +6,15 @@
 # throughput and each side's service demand (cycles per byte, us per KB),
 # with the generator on CPU 0, then on CPU 1. tx user: the stack's
 # non-temporal copy acts on user memory only (ktgen's kernel senders hand
-# it kernel pages, which it never copies that way).
-# Not yet one ktgen word: the NIC's interrupts pinned to CPU 0 (netdev's
-# setup) need `echo 1 >/proc/irq/N/smp_affinity` by hand or a pre command.
+# it kernel pages, which it never copies that way). The NIC's interrupts
+# stay on CPU 0 throughout, as in netdev's setup.
 . "$(dirname "$0")/lib.sh"
 
 peer=$(far_end tcp 5301)
+irq=$(irq_pin "$CPU") || exit 4
 kt sweep over cpus "$CPU,$((CPU + 1))" repeat "$RUNS" stat mean metric tx_bps \
 	show run_cycles_per_byte,run_us_per_kb,other_us_per_kb \
-	variant off "knob $IF feature tx-nocache-copy off" \
-	variant on "knob $IF feature tx-nocache-copy on" \
+	variant off "knob $IF feature tx-nocache-copy off $irq" \
+	variant on "knob $IF feature tx-nocache-copy on $irq" \
 	-- run tcp_stream to "$ADDR" port 5301 time "$SECS" tx user $peer
 verdict $?

@@ -74,6 +74,19 @@ far_end()
 	fi
 }
 
+# The words that put the sending device's interrupts on CPU $1, for each
+# run: the irq-affinity knob between hosts (put back after each run); on
+# the ktgen-nic pair, whose "interrupts" are IPIs to its irq-cpus, set
+# once here.
+irq_pin()
+{
+	if [ $VM = 1 ]; then
+		ip netns exec $NS_A "$KTGEN" nic set kex0 irq-cpus "$1" >/dev/null || exit 4
+	else
+		echo "knob $IF irq-affinity $1"
+	fi
+}
+
 vm_down()
 {
 	ip netns del $NS_A 2>/dev/null

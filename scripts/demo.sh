@@ -12,8 +12,9 @@
 # between two namespaces. Then the verdicts a regression job gates on:
 # the tx paths as a sweep (medians, ratios to stack, paired verdicts) and
 # two ktgen ab comparisons (tx stack vs zerocopy for TCP, legacy-rx off vs
-# on for 64-byte UDP), each with its exit code, and plots of all three
-# (PNG and SVG) in KTGEN_DEMO_OUT (default: a new /tmp/ktgen-demo.*).
+# on for 64-byte UDP), each with its exit code, then the five recipes of
+# examples/ on pairs of their own, and plots of the sweep and the ab
+# jobs (PNG and SVG) in KTGEN_DEMO_OUT (default: a new /tmp/ktgen-demo.*).
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
@@ -193,8 +194,24 @@ show()
 	verdicts
 	ip netns del $A
 	ip netns del $B
+	recipes
 	echo "Under QEMU/TCG no cache is modelled: the VM shows which path ran, not"
 	echo "what caches make of it."
+}
+
+# The five comparisons netdev argued about, as examples/ has them for two
+# hosts, here each on a ktgen-nic pair of its own (no arguments: shortened
+# to RUNS runs of SECS s), with its table, verdict and exit status.
+recipes()
+{
+	local r rc
+
+	for r in "$top"/examples/0[1-5]-*.sh; do
+		echo "== recipe $(basename "$r")"
+		rc=0
+		KTGEN=$top/tools/ktgen bash "$r" 2>&1 || rc=$?
+		echo "$(basename "$r") exit status: $rc"
+	done
 }
 
 # plots: each document of $DEMO_OUT as PNG and SVG beside it.
