@@ -15,7 +15,7 @@ if [ $VM = 1 ]; then
 	FLOWS=4
 else
 	: "${BUILD_A:?the command that loads the old build}" "${BUILD_B:?and the new one}"
-	FLOWS=16
+	FLOWS=${FLOWS_OPT:-16}
 fi
 peer=$(far_end tcp 5303)
 kt ab repeat "$RUNS" metric tx_bps show "counters.devices.$IF.stats.tx_packets:higher" \

@@ -7,8 +7,8 @@
 # acts on user memory only).
 . "$(dirname "$0")/lib.sh"
 
-FLOWS=200
-[ $VM = 1 ] && FLOWS=20
+FLOWS=${FLOWS_OPT:-200}
+[ $VM = 1 ] && FLOWS=${FLOWS_OPT:-20}
 peer=$(far_end tcp 5305 rr)
 kt sweep over req,resp 1400:1,14000:14000 repeat "$RUNS" stat mean metric tps \
 	show p50,p90,p95,p99 \

@@ -3,10 +3,10 @@
 #
 # Two hosts (this one sends; ktgen on both, ssh to the peer as root):
 #   ./01-tx-nocache-copy.sh -i eth0 -a 192.168.50.2 -p ssh://root@dut2 [-r eth1]
-#                           [-n RUNS] [-t SECS] [-c CPU]
+#                           [-n RUNS] [-t SECS] [-c CPU] [-f FLOWS]
 #     -i  this host's device      -a  the peer's address    -p  the peer, over ssh
 #     -r  the peer's device (receive-side knobs)            -n  runs a variant
-#     -t  seconds a run           -c  the sending CPU
+#     -t  seconds a run           -c  the sending CPU       -f  flows (03, 05)
 # No arguments: on a ktgen-nic pair this script makes between two network
 # namespaces (root, the module loadable), shortened; it goes afterwards.
 # Each recipe prints ktgen's table and verdict and exits with ktgen's code:
@@ -14,7 +14,7 @@
 
 set -u
 KTGEN=${KTGEN:-ktgen}
-IF= RIF= ADDR= PEER_URL= RUNS= SECS= CPU=0 VM=0
+IF= RIF= ADDR= PEER_URL= RUNS= SECS= CPU=0 VM=0 FLOWS_OPT=
 NS_A=ktgex-a NS_B=ktgex-b
 
 usage()
@@ -23,7 +23,7 @@ usage()
 	exit 2
 }
 
-while getopts i:r:a:p:n:t:c:h opt; do
+while getopts i:r:a:p:n:t:c:f:h opt; do
 	case $opt in
 	i) IF=$OPTARG ;;
 	r) RIF=$OPTARG ;;
@@ -32,6 +32,7 @@ while getopts i:r:a:p:n:t:c:h opt; do
 	n) RUNS=$OPTARG ;;
 	t) SECS=$OPTARG ;;
 	c) CPU=$OPTARG ;;
+	f) FLOWS_OPT=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -77,13 +78,16 @@ far_end()
 # The words that put the sending device's interrupts on CPU $1, for each
 # run: the irq-affinity knob between hosts (put back after each run); on
 # the ktgen-nic pair, whose "interrupts" are IPIs to its irq-cpus, set
-# once here.
+# once here. A device without interrupts of its own (a virtual one) is
+# said so and left as it is.
 irq_pin()
 {
 	if [ $VM = 1 ]; then
 		ip netns exec $NS_A "$KTGEN" nic set kex0 irq-cpus "$1" >/dev/null || exit 4
-	else
+	elif [ -e "/sys/class/net/$IF/device/msi_irqs" ] || [ -e "/sys/class/net/$IF/device/irq" ]; then
 		echo "knob $IF irq-affinity $1"
+	else
+		echo "# $IF has no interrupts of its own to pin" >&2
 	fi
 }
 
