@@ -150,7 +150,9 @@ if has_tier compat; then
 fi
 if has_tier debug; then
 	echo "# waiting for the debug kernel build (log: $CACHE/debug-kernel.log)"
+	t_wait=$(date +%s)
 	if wait $dbg_pid; then
+		echo "# the debug kernel: ready $(( $(date +%s) - t_wait )) s later, $(( $(date +%s) - start )) s into make check"
 		# What is left, less 4 min for the guest's boot, the final
 		# cases and the host's work after them; at least 10 min. The
 		# cases owed in this turn run whatever it is (run.sh); the
