@@ -771,29 +771,42 @@ static void mask_format(const uint8_t *mask, size_t size, char *buf, size_t len)
 			      mask[w * 4 + 1], mask[w * 4]);
 }
 
+/* The CPUs in the file @path: a sysfs mask (@hex) or a CPU list. */
+static int read_cpus(const struct knob *k, const char *path, bool hex, uint8_t *mask,
+		     size_t size)
+{
+	char buf[KTG_CPULIST_LEN];
+	FILE *f = host_fopen(path);
+	size_t len;
+	int err;
+
+	buf[0] = 0;
+	if (f && fgets(buf, sizeof(buf), f))
+		buf[strcspn(buf, "\n")] = 0;
+	err = !f || (hex ? mask_parse(buf, mask, size) : parse_cpulist(buf, mask, size, &len));
+	if (err)
+		fprintf(stderr, "Error: %s: %s: %s: %s\n", k->ifname, k->type->kw, path,
+			f ? "unreadable" : strerror(errno));
+	if (f)
+		fclose(f);
+	return err ? -1 : 0;
+}
+
 /* "q0=0-1 q1=2 q2=none": each queue's CPUs. */
 static int queues_get(const struct knob *k, char *val, size_t len)
 {
 	int q, nq = queue_count(k, !strcmp(k->type->kw, "xps") ? "tx" : "rx");
 	uint8_t mask[KTG_CPUMASK_BYTES];
-	char path[160], fmt[64], buf[1024], list[KTG_CPULIST_LEN];
+	char path[160], fmt[64], list[KTG_CPULIST_LEN];
 	size_t n = 0;
-	FILE *f;
 
 	if (!nq)
 		return -1;
 	for (q = 0; q < nq; q++) {
 		snprintf(fmt, sizeof(fmt), "/sys/class/net/%%s/queues/%s", queue_file(k));
 		snprintf(path, sizeof(path), fmt, k->ifname, q);
-		f = fopen(path, "r");
-		if (!f || !fgets(buf, sizeof(buf), f) || mask_parse(buf, mask, sizeof(mask))) {
-			fprintf(stderr, "Error: %s: %s: %s\n", k->ifname, path,
-				f ? "unreadable" : strerror(errno));
-			if (f)
-				fclose(f);
+		if (read_cpus(k, path, true, mask, sizeof(mask)))
 			return -1;
-		}
-		fclose(f);
 		format_cpulist(mask, sizeof(mask), list, sizeof(list));
 		n += snprintf(val + n, len > n ? len - n : 0, "%sq%d=%s", q ? " " : "", q,
 			      *list ? list : "none");
@@ -991,28 +1004,17 @@ static int dev_irq_list(const struct knob *k, int *irqs, int max)
 static int irqs_get(const struct knob *k, char *val, size_t len)
 {
 	uint8_t mask[KTG_CPUMASK_BYTES];
-	char path[64], buf[KTG_CPULIST_LEN], list[KTG_CPULIST_LEN];
+	char path[64], list[KTG_CPULIST_LEN];
 	int irqs[KNOB_IRQS_MAX], n, i;
-	size_t used = 0, mlen;
-	FILE *f;
+	size_t used = 0;
 
 	n = dev_irq_list(k, irqs, KNOB_IRQS_MAX);
 	if (!n)
 		return -1;
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "/proc/irq/%d/smp_affinity_list", irqs[i]);
-		f = host_fopen(path);
-		buf[0] = 0;
-		if (f && fgets(buf, sizeof(buf), f))
-			buf[strcspn(buf, "\n")] = 0;
-		if (!f || parse_cpulist(buf, mask, sizeof(mask), &mlen)) {
-			fprintf(stderr, "Error: %s: irq-affinity: %s: %s\n", k->ifname, path,
-				f ? "unreadable" : strerror(errno));
-			if (f)
-				fclose(f);
+		if (read_cpus(k, path, false, mask, sizeof(mask)))
 			return -1;
-		}
-		fclose(f);
 		format_cpulist(mask, sizeof(mask), list, sizeof(list));
 		used += snprintf(val + used, len > used ? len - used : 0, "%sirq%d=%s",
 				 i ? " " : "", irqs[i], list);
