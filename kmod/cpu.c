@@ -173,7 +173,7 @@ void ktg_cpu_acct_start(struct ktg_cpu_acct *a)
 	}
 	/* the starting values before the bit: ktg_cpu_acct_stop() tests it */
 	smp_mb__before_atomic();
-	set_bit(1, &a->stopped);
+	set_bit(KTG_CPU_WINDOW_OPENED, &a->window);
 }
 
 /* The window closes: the values become what the window used. Once, and
@@ -183,7 +183,8 @@ void ktg_cpu_acct_stop(struct ktg_cpu_acct *a)
 {
 	int cpu;
 
-	if (!test_bit(1, &a->stopped) || test_and_set_bit(0, &a->stopped))
+	if (!test_bit(KTG_CPU_WINDOW_OPENED, &a->window) ||
+	    test_and_set_bit(KTG_CPU_WINDOW_CLOSED, &a->window))
 		return;
 	smp_mb__after_atomic();	/* pairs with the barrier in ktg_cpu_acct_start() */
 	a->counted = !!a->ev;

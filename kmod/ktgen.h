@@ -339,15 +339,17 @@ u32 ktg_run_flows(const struct ktg_run *run);
  */
 struct perf_event;
 
+/* A CPU account's window: opened (its start values taken), then closed. */
+#define KTG_CPU_WINDOW_OPENED	0
+#define KTG_CPU_WINDOW_CLOSED	1
+
 struct ktg_cpu_acct {
 	u32			method;		/* enum ktgen_cpu_method */
 	struct cpumask		online;		/* the CPUs bracketed */
 	struct perf_event	**ev;		/* per CPU, counter methods */
 	u64			*busy;		/* per CPU: at start, then used */
 	u64			*count;		/* per CPU: at start, then used */
-	unsigned long		stopped;	/* bit 0: the window closed,
-						 * bit 1: it opened
-						 */
+	unsigned long		window;		/* KTG_CPU_WINDOW_* bits */
 	bool			done;		/* the values are final */
 	bool			counted;	/* counters ran all the window: cycles
 						 * are theirs (else busy time's)

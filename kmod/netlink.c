@@ -371,7 +371,6 @@ static u32 ktg_nl_u32(struct genl_info *info, int attr, u32 def)
 	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : def;
 }
 
-/* An id or the all flag, exactly one of them. */
 /*
  * The user memory of tx/rx user: given exactly with its mode, page aligned,
  * and @len bytes of the requester's address range (whether it is mapped
@@ -403,6 +402,7 @@ static int ktg_nl_user_mem(struct genl_info *info, int attr, bool user_mode, u64
 	return 0;
 }
 
+/* An id or the all flag, exactly one of them. */
 static int ktg_nl_id_or_all(struct genl_info *info, int id_attr, int all_attr)
 {
 	bool all = info->attrs[all_attr];
@@ -684,24 +684,13 @@ void ktg_nl_notify_run_interval(struct ktg_run *run)
 }
 
 /*
- * Pacing and request/response settings. Streams pace by bits or packets
- * per second; request/response tests (which take
- * their sizes from req-size and resp-size: a udp-rr datagram carries the
- * 40-byte ktgen header both ways) pace by transactions with rate and send
- * from kernel (stack) or user memory.
+ * Pacing: streams pace by bits or packets per second, with an optional
+ * burst; request/response tests pace by transactions (rate, below).
  */
-static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
+static int ktg_nl_pace_params(struct genl_info *info, struct ktg_run_params *p)
 {
-	static const int rr_only[] = {
-		KTGEN_A_RUN_REQ_SIZE, KTGEN_A_RUN_RESP_SIZE, KTGEN_A_RUN_RATE,
-		KTGEN_A_RUN_PERCENTILES, KTGEN_A_RUN_RR_TIMEOUT_MS,
-		KTGEN_A_RUN_TOKEN,
-	};
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
-	bool udp = p->test == KTGEN_TEST_UDP_RR;
-	u32 i, hdr = udp ? sizeof(struct ktg_dgram) : 1;
-	struct nlattr *pct = tb[KTGEN_A_RUN_PERCENTILES];
 
 	p->pace_bps = tb[KTGEN_A_RUN_PACE_BPS] ? nla_get_u64(tb[KTGEN_A_RUN_PACE_BPS]) : 0;
 	p->pace_pps = ktg_nl_u32(info, KTGEN_A_RUN_PACE_PPS, 0);
@@ -717,10 +706,34 @@ static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
 		return -EINVAL;
 	}
 	if (ktg_test_rr(p->test) && (p->pace_bps || p->pace_pps)) {
-		i = p->pace_bps ? KTGEN_A_RUN_PACE_BPS : KTGEN_A_RUN_PACE_PPS;
-		NL_SET_ERR_MSG_ATTR(extack, tb[i], "request/response tests pace with rate");
+		NL_SET_ERR_MSG_ATTR(extack, tb[p->pace_bps ? KTGEN_A_RUN_PACE_BPS :
+					       KTGEN_A_RUN_PACE_PPS],
+				    "request/response tests pace with rate");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * Request/response settings: sizes from req-size and resp-size (a udp-rr
+ * datagram carries the 40-byte ktgen header both ways), a transaction
+ * rate, percentiles, the timeout and the sink's token; sent from kernel
+ * (stack) or user memory.
+ */
+static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
+{
+	static const int rr_only[] = {
+		KTGEN_A_RUN_REQ_SIZE, KTGEN_A_RUN_RESP_SIZE, KTGEN_A_RUN_RATE,
+		KTGEN_A_RUN_PERCENTILES, KTGEN_A_RUN_RR_TIMEOUT_MS,
+		KTGEN_A_RUN_TOKEN,
+	};
+	static const int sizes[] = { KTGEN_A_RUN_REQ_SIZE, KTGEN_A_RUN_RESP_SIZE };
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	bool udp = p->test == KTGEN_TEST_UDP_RR;
+	u32 i, hdr = udp ? sizeof(struct ktg_dgram) : 1;
+	struct nlattr *pct = tb[KTGEN_A_RUN_PERCENTILES];
+
 	if (!ktg_test_rr(p->test)) {
 		for (i = 0; i < ARRAY_SIZE(rr_only); i++)
 			if (tb[rr_only[i]]) {
@@ -749,9 +762,9 @@ static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
 	p->token = tb[KTGEN_A_RUN_TOKEN] ? nla_get_u64(tb[KTGEN_A_RUN_TOKEN]) : 0;
 	p->req_size = ktg_nl_u32(info, KTGEN_A_RUN_REQ_SIZE, hdr);
 	p->resp_size = ktg_nl_u32(info, KTGEN_A_RUN_RESP_SIZE, hdr);
-	for (i = KTGEN_A_RUN_REQ_SIZE; udp && i <= KTGEN_A_RUN_RESP_SIZE; i++)
-		if (ktg_nl_u32(info, i, hdr) < hdr) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[i],
+	for (i = 0; udp && i < ARRAY_SIZE(sizes); i++)
+		if (ktg_nl_u32(info, sizes[i], hdr) < hdr) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[sizes[i]],
 					    "udp-rr datagrams carry a 40-byte header: at least 40");
 			return -EINVAL;
 		}
@@ -850,7 +863,9 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 		NL_SET_ERR_MSG(extack, "give one limit: time, bytes or msgs");
 		return -EINVAL;
 	}
-	err = ktg_nl_rr_params(info, p);
+	err = ktg_nl_pace_params(info, p);
+	if (!err)
+		err = ktg_nl_rr_params(info, p);
 	if (err)
 		return err;
 	err = ktg_nl_user_mem(info, KTGEN_A_RUN_USER_BUF,

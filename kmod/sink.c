@@ -258,7 +258,11 @@ struct ktg_read_ctx {
 	struct ktg_worker	*worker;
 };
 
-/* tcp_read_sock() actor: softirqs off, socket locked, must not sleep. */
+/*
+ * tcp_read_sock() actor, in the sink worker's process context with the
+ * socket owned (lock_sock): the skb stays on the receive queue until it
+ * returns how much it took.
+ */
 static int ktg_tcp_actor(read_descriptor_t *desc, struct sk_buff *skb,
 			 unsigned int offset, size_t len)
 {
