@@ -353,11 +353,11 @@ t_dev_run()
 	rm -f "/tmp/dev-run-$$"
 
 	# A knob that cannot be applied: no run, nothing left changed.
-	ip netns exec "$NS_A" $KTGEN -j run show | json_check "len(d) == 4" || fail "runs before"
+	ip netns exec "$NS_A" $KTGEN -j run show | json_check "len(d) == 5" || fail "runs before"
 	expect_fail 1 "ktn1: rings-rx: .*power of 2" ip netns exec "$NS_A" $KTGEN run tcp_stream \
 		to $NIC_ADDR_B port 5240 time 1 knob ktn0 feature tx-nocache-copy on knob ktn1@$NS_B rings rx 100
 	[ "$(dev_state "$NS_A" "$NS_B")" = "$orig" ] || fail "a refused knob left changes"
-	ip netns exec "$NS_A" $KTGEN -j run show | json_check "len(d) == 4" ||
+	ip netns exec "$NS_A" $KTGEN -j run show | json_check "len(d) == 5" ||
 		fail "a run started despite the refused knob"
 }
 case_add dev_run t_dev_run 240
