@@ -92,7 +92,7 @@ for attempt in 1 2; do
 		KTGEN_TIME_SCALE=$scale KTGEN_SMOKE=$smoke KTGEN_KTAP=/mnt/out/ktap \
 		KTGEN_CASE_BUDGET="$budget" KTGEN_CASE_HARD="$hard" KTGEN_ROTATION="${KTGEN_ROTATION:-0}" \
 		KTGEN_DEFER_OWED="${KTGEN_DEFER_OWED:-}" \
-		KTGEN_SSHD_ROOT="$sshd_root" \
+		KTGEN_SSHD_ROOT="$sshd_root" KTGEN_PEER_RECIPES="${KTGEN_PEER_RECIPES:-}" \
 		KTGEN_RECORD=/mnt/out/record \
 		"$top/tests/vm/run.sh" "$filter" >/dev/null
 	rc=$?
