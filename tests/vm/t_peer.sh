@@ -308,7 +308,8 @@ EOS
 		! pgrep -f "$fake" >/dev/null || fail "peer $mode: its ssh is still there"
 		log "peer $mode: exit $rc: $(echo "$err" | tail -n 1)"
 	done
-	[ "$(ip netns exec "$NS_A" $KTGEN -j run show)" = "[]" ] || fail "a run left behind"
+	ip netns exec "$NS_A" $KTGEN -j run show | json_check "all(r['state'] == 'done' for r in d)" ||
+		fail "a run still going: $(ip netns exec "$NS_A" $KTGEN run show)"
 	rm -f "$fake"
 }
 case_add peer_lies t_peer_lies 180 nodebug
