@@ -239,6 +239,11 @@ MODULE_PARM_DESC(test_done_delay_ms,
 /* Test hook: RUN_NEW holds each run this long once its buffer is filled,
  * a build that others must not wait for. 0 (the default) is off.
  */
+static unsigned int test_start_delay_ms;
+module_param(test_start_delay_ms, uint, 0600);
+MODULE_PARM_DESC(test_start_delay_ms,
+		 "test hook: pause this long after starting each run worker (0: off, at most 10 s)");
+
 static unsigned int test_build_delay_ms;
 module_param(test_build_delay_ms, uint, 0600);
 MODULE_PARM_DESC(test_build_delay_ms,
@@ -382,6 +387,8 @@ void ktg_run_start(struct ktg_run *run)
 				queue_work(ktg_wq, &run->done_work);
 			return;
 		}
+		if (unlikely(READ_ONCE(test_start_delay_ms)))
+			msleep(min(READ_ONCE(test_start_delay_ms), 10000U));
 		/* a stop kicks the workers started so far */
 		smp_store_release(&run->nworkers, i + 1);
 		cpu = cpumask_next(cpu, run->p.cpus);

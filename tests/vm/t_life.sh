@@ -507,3 +507,27 @@ t_life_flows_max()
 	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
 }
 case_add life_flows_max t_life_flows_max 600
+
+# A run whose only worker is done before ktg_run_start() has counted it
+# (the test hook holds the starter after each worker's wake-up, as a slow
+# or preempted one is held): its done work must still stop that worker.
+# Seen under the debug kernel in life_many (a "ktgen/run6:0" left parked
+# after its run was done and deleted: a kthread in module code, and its
+# task_struct, outliving the run, and the module).
+t_life_worker_race()
+{
+	local i
+
+	load_module test_start_delay_ms=300
+	$KTGEN sink add udp port 7010 rx discard >/dev/null
+	for i in 1 2 3; do
+		$KTGEN run udp_stream to 127.0.0.1 port 7010 size 64 msgs 2 >/dev/null ||
+			fail "run $i: exit $?"
+	done
+	$KTGEN run del all
+	$KTGEN sink del all
+	slowwait "$(scaled 5)" bash -c "! pgrep '^ktgen/' >/dev/null" ||
+		fail "workers left after their runs were done and deleted: $(pgrep -l '^ktgen/' | tr '\n' ' ')"
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+}
+case_add life_worker_race t_life_worker_race 120 core
