@@ -379,6 +379,13 @@ void ktg_run_start(struct ktg_run *run)
 		queue_delayed_work(ktg_wq, &run->unstick_work, KTG_UNSTICK_GRACE);
 	cpu = cpumask_first(run->p.cpus);
 	for (i = 0; i < n; i++) {
+		/*
+		 * Counted before it starts: it may be done, and the run's
+		 * done work (which stops the workers counted) queued, before
+		 * this returns. A stop kicks the workers counted; a kick or
+		 * stop of one not started yet finds no task and does nothing.
+		 */
+		smp_store_release(&run->nworkers, i + 1);
 		err = ktg_worker_start(&run->workers[i], cpu, ktg_run_worker,
 				       "run", run->id);
 		if (err) {
@@ -389,8 +396,6 @@ void ktg_run_start(struct ktg_run *run)
 		}
 		if (unlikely(READ_ONCE(test_start_delay_ms)))
 			msleep(min(READ_ONCE(test_start_delay_ms), 10000U));
-		/* a stop kicks the workers started so far */
-		smp_store_release(&run->nworkers, i + 1);
 		cpu = cpumask_next(cpu, run->p.cpus);
 	}
 }
