@@ -2182,6 +2182,8 @@ static void sweep_print(const struct sweep_args *a, struct variant *cells)
 				enum verdict v = judge_one(&a->j, m, r.ratio, r.p_t, r.mde);
 
 				print_double(PRINT_JSON, "ratio", NULL, r.ratio);
+				print_double(PRINT_JSON, "ci_lo", NULL, r.ci_lo);
+				print_double(PRINT_JSON, "ci_hi", NULL, r.ci_hi);
 				print_double(PRINT_JSON, "p_t", NULL, r.p_t);
 				print_double(PRINT_JSON, "mde_pct", NULL, r.mde * 100);
 				print_string(PRINT_JSON, "verdict", NULL, verdict_names[v]);

@@ -43,6 +43,14 @@ draw plot_run_rr '{"test":"tcp_rr","state":"done","intervals":[
 	{"interval":1,"start_ns":0,"end_ns":1000000000,"tx_bytes":1,"tx_bps":1,"tps":5000,"percentiles_ns":{"p99":80000}},
 	{"interval":2,"start_ns":1000000000,"end_ns":2000000000,"tx_bytes":1,"tx_bps":1,"tps":5100,"percentiles_ns":{"p99":70000}}]}' \
 	"transactions/s" "p99 latency (us)"
+cell()
+{
+	echo '{"point":"'"$1"'","words":"size '"$1"'","variant":"'"$2"'","metrics":{"tx_bps":{"samples":[1,2],"summary":{"median":'"$3"',"ci95_lo":'"$3"',"ci95_hi":'"$3"'}}}'"${4:+,$4}"'}'
+}
+draw plot_sweep '{"test":"tcp_stream","metric":"tx_bps","stat":"median","repeat":2,"over":["size"],
+	"variants":[{"name":"stack","args":"tx stack"},{"name":"zc","args":"tx zerocopy"}],
+	"cells":['"$(cell 1K stack 1e9),$(cell 1K zc 9e8 '"ratio":0.9,"ci_lo":0.85,"ci_hi":0.95'),$(cell 64K stack 2e9),$(cell 64K zc 2.2e9 '"ratio":1.1,"ci_lo":1.02,"ci_hi":1.2')"']}' \
+	"zc / stack" "ratio to the first, 95 % interval"
 echo '{"hello":1}' >"$tmp/none.json"
 out=$(MPLBACKEND=Agg "$plot" "$tmp/none.json" "$tmp/none" 2>&1)
 rc=$?
