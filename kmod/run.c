@@ -236,14 +236,18 @@ module_param(test_done_delay_ms, uint, 0600);
 MODULE_PARM_DESC(test_done_delay_ms,
 		 "test hook: hold a finished run's done work this long before it completes (0: off, at most 10 s)");
 
-/* Test hook: RUN_NEW holds each run this long once its buffer is filled,
- * a build that others must not wait for. 0 (the default) is off.
+/* Test hook: the starter pauses this long after each worker's wake-up, as
+ * a preempted one would, so that a short run's worker is done first.
+ * 0 (the default) is off.
  */
 static unsigned int test_start_delay_ms;
 module_param(test_start_delay_ms, uint, 0600);
 MODULE_PARM_DESC(test_start_delay_ms,
 		 "test hook: pause this long after starting each run worker (0: off, at most 10 s)");
 
+/* Test hook: RUN_NEW holds each run this long once its buffer is filled,
+ * a build that others must not wait for. 0 (the default) is off.
+ */
 static unsigned int test_build_delay_ms;
 module_param(test_build_delay_ms, uint, 0600);
 MODULE_PARM_DESC(test_build_delay_ms,
