@@ -31,6 +31,16 @@
 #define KTG_GENL_RESV_START_OP(op)
 #endif
 
+/* A message unless a callee left a more precise one (6.3+ has it). */
+#ifndef NL_SET_ERR_MSG_WEAK
+#define NL_SET_ERR_MSG_WEAK(extack, msg) do {			\
+	struct netlink_ext_ack *__extack = (extack);		\
+								\
+	if (__extack && !__extack->_msg)			\
+		NL_SET_ERR_MSG(__extack, msg);			\
+} while (0)
+#endif
+
 /* True, with the attribute reported missing, when @attr is absent; the
  * missing-attribute extack (GENL_REQ_ATTR_CHECK) arrived in 6.0.
  */

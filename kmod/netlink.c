@@ -503,8 +503,10 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 			     nla_get_be16(tb[KTGEN_A_SINK_PORT]), &p.addr, info->extack);
 	if (err)
 		return err;
-	if (!zalloc_cpumask_var(&p.cpus, GFP_KERNEL))
+	if (!zalloc_cpumask_var(&p.cpus, GFP_KERNEL)) {
+		NL_SET_ERR_MSG(info->extack, "no memory for the sink");
 		return -ENOMEM;
+	}
 	/* Default: the last online CPU, away from senders that default to
 	 * the first (on loopback their softirqs run there).
 	 */
@@ -535,6 +537,7 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 	 */
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
+		NL_SET_ERR_MSG(info->extack, "no memory for the reply");
 		err = -ENOMEM;
 		goto err_free_cpus;
 	}
@@ -543,6 +546,7 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_USER_BUF],
 				    "cannot write to the user memory");
 	if (err) {
+		NL_SET_ERR_MSG_WEAK(info->extack, "cannot create the sink");
 		nlmsg_free(msg);
 		return err;
 	}
@@ -576,10 +580,12 @@ static int ktg_nl_sink_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (msg)
+	if (msg) {
 		err = ktg_nl_sink_reply(skb, msg, info, sink, KTGEN_CMD_SINK_GET);
-	else
+	} else {
+		NL_SET_ERR_MSG(info->extack, "no memory for the reply");
 		err = -ENOMEM;
+	}
 	ktg_sink_put(sink);
 	return err;
 }
@@ -912,8 +918,10 @@ static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = ktg_nl_run_params(info, &p);
 	if (err)
 		return err;
-	if (!zalloc_cpumask_var(&p.cpus, GFP_KERNEL))
+	if (!zalloc_cpumask_var(&p.cpus, GFP_KERNEL)) {
+		NL_SET_ERR_MSG(info->extack, "no memory for the run");
 		return -ENOMEM;
+	}
 	err = ktg_cpus_parse(info->attrs[KTGEN_A_RUN_CPUS], p.cpus,
 			     cpumask_of(cpumask_first(cpu_online_mask)), info->extack);
 	if (err) {
@@ -923,6 +931,7 @@ static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg) {
 		free_cpumask_var(p.cpus);
+		NL_SET_ERR_MSG(info->extack, "no memory for the reply");
 		return -ENOMEM;
 	}
 
@@ -935,6 +944,7 @@ static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_RUN_USER_BUF],
 				    "cannot write the payload to the user memory");
 	if (err) {
+		NL_SET_ERR_MSG_WEAK(info->extack, "cannot create the run");
 		nlmsg_free(msg);
 		return err;
 	}
@@ -969,6 +979,7 @@ static int ktg_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
 		ktg_run_put(run);
+		NL_SET_ERR_MSG(info->extack, "no memory for the reply");
 		return -ENOMEM;
 	}
 	err = ktg_nl_run_send(msg, run, info->snd_portid, info->snd_seq, 0, KTGEN_CMD_RUN_GET);

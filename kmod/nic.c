@@ -945,15 +945,15 @@ static int ktg_nic_reconfigure(struct ktg_nic *nic, u32 channels, u32 rx_ring,
 	if (running)
 		ktg_nic_down(nic);
 	err = netif_set_real_num_queues(dev, channels, channels);
-	if (!err) {
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot change the number of queues");
+	} else {
 		nic->rx_ring = rx_ring;
 		nic->tx_ring = tx_ring;
 	}
 	if (!running)
 		return err;
-	if (err) {
-		NL_SET_ERR_MSG_MOD(extack, "cannot change the number of queues");
-	} else {
+	if (!err) {
 		err = ktg_nic_up(nic);
 		if (!err) {
 			/* What the qdisc held over the reset goes now. */
@@ -1480,6 +1480,7 @@ static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
 				extack);
 	if (IS_ERR(peer)) {
 		put_net(net);
+		NL_SET_ERR_MSG_WEAK(extack, "ktgen-nic: cannot create the peer");
 		return PTR_ERR(peer);
 	}
 	if (!ifmp || !tbp[IFLA_ADDRESS])
@@ -1492,12 +1493,15 @@ static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
 	put_net(net);
 	if (err < 0) {
 		free_netdev(peer);
+		NL_SET_ERR_MSG_WEAK(extack, "ktgen-nic: cannot register the peer");
 		return err;
 	}
 	netif_carrier_off(peer);
 	err = ktg_rtnl_configure_link(peer, ifmp);
-	if (err < 0)
+	if (err < 0) {
+		NL_SET_ERR_MSG_WEAK(extack, "ktgen-nic: cannot configure the peer");
 		goto err_peer;
+	}
 
 	if (!tb[IFLA_ADDRESS])
 		eth_hw_addr_random(dev);
@@ -1507,8 +1511,10 @@ static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
 		snprintf(dev->name, IFNAMSIZ, "ktgn%%d");
 	ktg_nic_init_queues(dev, data);
 	err = register_netdevice(dev);
-	if (err < 0)
+	if (err < 0) {
+		NL_SET_ERR_MSG_WEAK(extack, "ktgen-nic: cannot register the device");
 		goto err_peer;
+	}
 	netif_carrier_off(dev);
 
 	nic = netdev_priv(dev);

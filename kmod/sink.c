@@ -1260,6 +1260,7 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 	n = ktg_sink_slots(p);
 	sink->workers = kcalloc(n, sizeof(*sink->workers), GFP_KERNEL);
 	if (!sink->workers) {
+		NL_SET_ERR_MSG(extack, "no memory for the sink");
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -1270,6 +1271,7 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		sink->uflow_hash = kvcalloc(BIT(sink->uflow_bits), sizeof(*sink->uflow_hash),
 					    GFP_KERNEL);
 		if (!sink->uflow_hash) {
+			NL_SET_ERR_MSG(extack, "no memory for the sink's flow table");
 			err = -ENOMEM;
 			goto err_free;
 		}
@@ -1298,13 +1300,16 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		}
 		w->buf = kvmalloc(KTG_RX_BUF, GFP_KERNEL);
 		if (!w->buf) {
+			NL_SET_ERR_MSG(extack, "no memory for the sink's receive buffers");
 			err = -ENOMEM;
 			goto err_free;
 		}
 		err = ktg_worker_start(w, cpu, tcp ? ktg_sink_tcp_worker :
 				       ktg_sink_udp_worker, "sink", sink->id);
-		if (err)
+		if (err) {
+			NL_SET_ERR_MSG(extack, "cannot start the sink's workers");
 			goto err_free;
+		}
 		sink->nworkers++;
 	}
 	ktg_sock_watch(&sink->watch, sink->sock, &sink->workers[0]);

@@ -132,6 +132,8 @@ static int rtnl_talk(struct rtnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *da
 	}
 	do {
 		ret = mnl_socket_recvfrom(r->sock, r->buf, sizeof(r->buf));
+		if (ret < 0)
+			fprintf(stderr, "ktgen: rtnetlink: %s\n", strerror(errno));
 		if (ret <= 0)
 			break;
 		ret = mnl_cb_run2(r->buf, ret, seq, portid, cb, data, rtnl_ctl_cb,

@@ -369,6 +369,15 @@ static int data_cb(const struct nlmsghdr *nlh, void *arg)
 	return s->cb ? s->cb(nlh, s->data) : MNL_CB_OK;
 }
 
+static void note_ack_error(struct nl_ctx *ctx, const struct nlmsghdr *nlh)
+{
+	struct ack_tlvs t;
+
+	parse_ack_tlvs(nlh, &t);
+	ctx->err_from = NL_ERR_ACK;
+	snprintf(ctx->err_msg, sizeof(ctx->err_msg), "%s", t.msg ? t.msg : "");
+}
+
 static int error_cb(const struct nlmsghdr *nlh, void *arg)
 {
 	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
@@ -379,6 +388,7 @@ static int error_cb(const struct nlmsghdr *nlh, void *arg)
 		return MNL_CB_ERROR;
 	if (!e->error)
 		return MNL_CB_STOP;
+	note_ack_error(s->ctx, nlh);
 	if (!s->quiet && !(s->quiet_noent && e->error == -ENOENT)) {
 		nl_format_error(nlh, s->ctx->req, s->ctx->req_set, msg, sizeof(msg));
 		if (s->ctx->what)
@@ -395,11 +405,11 @@ static int error_cb(const struct nlmsghdr *nlh, void *arg)
  */
 static int done_cb(const struct nlmsghdr *nlh, void *arg)
 {
+	struct req_state *s = arg;
 	const char *msg = NULL;
 	const struct nlattr *a;
 	int err;
 
-	(void)arg;
 	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(err))
 		return MNL_CB_STOP;
 	memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
@@ -412,6 +422,8 @@ static int done_cb(const struct nlmsghdr *nlh, void *arg)
 				msg = mnl_attr_get_str(a);
 		}
 	}
+	s->ctx->err_from = NL_ERR_ACK;
+	snprintf(s->ctx->err_msg, sizeof(s->ctx->err_msg), "%s", msg ? msg : "");
 	if (msg)
 		fprintf(stderr, "Error: %s: %s\n", msg, strerror(-err));
 	else
@@ -433,8 +445,11 @@ static int do_request(struct nl_ctx *ctx, struct nlmsghdr *nlh,
 	ssize_t n;
 	int ret;
 
+	ctx->err_from = NL_ERR_NONE;
+	ctx->err_msg[0] = '\0';
 	if (mnl_socket_sendto(ctx->sock, nlh, nlh->nlmsg_len) < 0) {
 		ret = -errno;
+		ctx->err_from = NL_ERR_SEND;
 		fprintf(stderr, "ktgen: netlink send: %s\n", strerror(errno));
 		return ret;
 	}
@@ -450,6 +465,7 @@ static int do_request(struct nl_ctx *ctx, struct nlmsghdr *nlh,
 		n = mnl_socket_recvfrom(ctx->sock, rbuf, NL_RECV_SIZE);
 		if (n < 0) {
 			ret = -errno;
+			ctx->err_from = NL_ERR_RECV;
 			fprintf(stderr, "ktgen: netlink receive: %s\n", strerror(errno));
 			goto out;
 		}

@@ -34,6 +34,12 @@ struct nl_ctx {
 	 */
 	const struct nlmsghdr	*req;
 	const struct attr_set	*req_set;
+	/* How the last request ended, for callers that judge errors (the
+	 * fault-injection walk): where the error came from and the kernel's
+	 * extack message, "" when it gave none.
+	 */
+	enum { NL_ERR_NONE, NL_ERR_SEND, NL_ERR_RECV, NL_ERR_ACK } err_from;
+	char			err_msg[256];
 	/* Notifications come on a socket of their own (nl_join_events()),
 	 * so replies and notifications never interleave.
 	 */

@@ -3,27 +3,62 @@
  * nlfault: drive every allocation a ktgen request (or the module's load)
  * makes to fail, one at a time, with the task's fail-nth counter
  * (/proc/thread-self/fail-nth: the Nth fault-injection site this task
- * reaches fails, with failslab and fail_page_alloc set up by the caller).
+ * reaches fails, with failslab and fail_page_alloc set up by the caller),
+ * and judge each outcome before anything is cleaned up.
  *
- *   nlfault [-s] [-r] request COMMAND [TYPE:KIND:VALUE]...
+ *   nlfault [-s] [-r] [-d] [-e] [-w] [-b 'CMD SPEC...']... request CMD [SPEC]...
+ *   nlfault [-m] [-b 'CLI-COMMAND']... cli 'CLI-COMMAND' 'CLI-UNDO'
  *   nlfault load MODULE.ko
  *
- * -s deletes every sink and -r stops and deletes every run after each
- * attempt, for commands that create them.
+ * SPEC is TYPE:KIND:VALUE (attrspec.c); a VALUE of @ is the id (attribute
+ * 1) the last -b request's answer carried.
+ *   -b  a request made, with no fault, before each attempt: what the
+ *       attempt works on (a sink to delete, a run to stop)
+ *   -w  wait for the runs -b made to end before each attempt
+ *   -d  the request is a dump
+ *   -e  every run must end with as many bytes received as sent
+ *   -s, -r  delete every sink, stop and delete every run after each
+ *       attempt (for commands that create them)
  *
- * For N = 1, 2, ... until the Nth site is never reached: inject, run, and
- * require a clean outcome (success or an error, never a hang: receives time
- * out after 30 s), then require the same thing to work with no fault. Exit
- * 0 when every N behaved, 1 otherwise.
+ * For N = 1, 2, ... until the Nth site is never reached, with the family's
+ * census (sinks, runs, running workers, charged buffer bytes, sockets, the
+ * module's references) taken before:
+ *   - an error is one the kernel gives a failed allocation (is_alloc_errno) and,
+ *     when the failed allocation was ktgen's own (its stack, printed by the
+ *     fault injector, runs through the module), it is explained by an
+ *     extack message;
+ *   - an error the family answered leaves the census as it was (an answer
+ *     the socket lost may also leave the success's);
+ *   - a success leaves exactly the one object it made (or removed), and a
+ *     run it made ends done (rx == tx under -e), stopped, or failed with an
+ *     allocation failure's errno (its flows connect in the request);
+ *   - nothing hangs (receives time out after 30 s), and the same request
+ *     works again with no fault.
+ * At the end, after cleanup, the census is the one the walk began with.
+ *
+ * cli: a command of the CLI's own (nic, dev: "nic add ktgf0 peer ktgf1"),
+ * called in this task, after the -b commands (the CLI's too, or "!" and a
+ * shell command), and
+ * CLI-UNDO after each attempt. A success leaves the census the command
+ * leaves with no fault; a failure exits 1, leaves the census as it was
+ * and, under -m, when the failed allocation was ktgen's, prints the
+ * kernel's message; CLI-UNDO brings the census back to the one the walk
+ * began with.
+ * Exit 0 when every N behaved, 1 otherwise.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <linux/genetlink.h>
 #include <linux/ktgen.h>
 
 #include "ktgen.h"
@@ -32,7 +67,9 @@
 
 struct opts opts;
 
-#define MAX_NTH	20000
+#define MAX_NTH		20000
+#define MAX_SETUP	4
+#define DEBUGFS		"/sys/kernel/debug"
 
 static int fail_nth_fd;
 
@@ -62,7 +99,367 @@ static bool fail_nth_unused(void)
 	return unused;
 }
 
-static bool cleanup_sinks, cleanup_runs;
+/* ---- what a failed allocation's stack ran through (kmsg) ---- */
+
+static int kmsg_fd = -1;
+static char saved_printk[64];
+
+static void write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, val, strlen(val)) < 0)
+			perror(path);
+		close(fd);
+	}
+}
+
+static void verbose_off(void)
+{
+	write_file(DEBUGFS "/failslab/verbose", "0");
+	write_file(DEBUGFS "/fail_page_alloc/verbose", "0");
+	if (saved_printk[0])
+		write_file("/proc/sys/kernel/printk", saved_printk);
+}
+
+/* The injector prints each failure with its stack (verbose 2), to the log only (the
+ * console's level is lowered for the walk: a stack per site would be a
+ * flood on a serial line).
+ */
+static void verbose_on(void)
+{
+	int fd = open("/proc/sys/kernel/printk", O_RDONLY);
+	ssize_t n;
+
+	if (fd >= 0) {
+		n = read(fd, saved_printk, sizeof(saved_printk) - 1);
+		saved_printk[n > 0 ? n : 0] = '\0';
+		close(fd);
+	}
+	write_file("/proc/sys/kernel/printk", "1");
+	write_file(DEBUGFS "/failslab/verbose", "2");
+	write_file(DEBUGFS "/fail_page_alloc/verbose", "2");
+	atexit(verbose_off);
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
+static void kmsg_skip(void)
+{
+	if (kmsg_fd >= 0)
+		lseek(kmsg_fd, 0, SEEK_END);
+}
+
+/* After an attempt: whether the injected failure's stack ran through the
+ * module, its first frame there in @frame.
+ */
+static bool kmsg_ktgen_stack(char *frame, size_t len)
+{
+	bool in_dump = false, found = false;
+	char rec[2048];
+	ssize_t n;
+
+	frame[0] = '\0';
+	if (kmsg_fd < 0)
+		return false;
+	while ((n = read(kmsg_fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		char *msg;
+
+		if (n <= 0)
+			continue;
+		rec[n] = '\0';
+		msg = strchr(rec, ';');
+		msg = msg ? msg + 1 : rec;
+		msg[strcspn(msg, "\n")] = '\0';
+		if (strstr(msg, "FAULT_INJECTION: forcing a failure"))
+			in_dump = true;
+		/* "? " marks a word the unwinder found on the stack, not a
+		 * frame: a stale return address.
+		 */
+		else if (in_dump && !found && strstr(msg, "[ktgen]") &&
+			 strncmp(msg + strspn(msg, " "), "? ", 2)) {
+			found = true;
+			snprintf(frame, len, "%s", msg + strspn(msg, " "));
+		}
+	}
+	return found;
+}
+
+/* ---- the census ---- */
+
+struct census {
+	unsigned int	sinks;
+	unsigned int	runs;
+	unsigned int	running;	/* runs not yet at an end */
+	unsigned int	bad_runs;	/* ended, and not done (or rx != tx) */
+	unsigned int	workers;	/* ktgen/ threads */
+	unsigned int	engines;	/* ktgen-nic/ threads */
+	unsigned int	devs;		/* network devices */
+	uint64_t	used;		/* charged buffer bytes */
+	long		sockets;	/* TCP and UDP sockets someone holds, kernel's too */
+	long		refcnt;		/* the module's */
+	char		why[128];	/* the first bad run's */
+};
+
+/* What the kernel answers for a failed allocation: ENOMEM; ENOBUFS from
+ * netlink; ENFILE from sock_alloc(); EADDRINUSE from a bind whose port
+ * bucket could not be allocated (inet_csk_get_port()).
+ */
+static bool is_alloc_errno(int err)
+{
+	return err == -ENOMEM || err == -ENOBUFS || err == -ENFILE || err == -EADDRINUSE;
+}
+
+static bool check_bytes;
+
+static int sink_cb(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	((struct census *)data)->sinks++;
+	return MNL_CB_OK;
+}
+
+static int run_cb(const struct nlmsghdr *nlh, void *data)
+{
+	static const enum mnl_attr_data_type types[KTGEN_A_RUN_MAX + 1] = {
+		[KTGEN_A_RUN_STATE] = MNL_TYPE_U32,
+		[KTGEN_A_RUN_ERROR] = MNL_TYPE_U32,
+		[KTGEN_A_RUN_TX] = MNL_TYPE_NESTED,
+		[KTGEN_A_RUN_RX] = MNL_TYPE_NESTED,
+	};
+	const struct nlattr *tb[KTGEN_A_RUN_MAX + 1] = {};
+	struct census *c = data;
+	uint64_t tx, rx, verr;
+	uint32_t state, err;
+
+	nl_parse(nlh, types, KTGEN_A_RUN_MAX, tb);
+	c->runs++;
+	state = tb[KTGEN_A_RUN_STATE] ? mnl_attr_get_u32(tb[KTGEN_A_RUN_STATE]) : ~0U;
+	err = tb[KTGEN_A_RUN_ERROR] ? mnl_attr_get_u32(tb[KTGEN_A_RUN_ERROR]) : 0;
+	tx = tb[KTGEN_A_RUN_TX] ? nl_nested_u64(tb[KTGEN_A_RUN_TX], KTGEN_A_TX_STATS_BYTES) : 0;
+	rx = tb[KTGEN_A_RUN_RX] ? nl_nested_u64(tb[KTGEN_A_RUN_RX], KTGEN_A_RX_STATS_BYTES) : 0;
+	verr = tb[KTGEN_A_RUN_RX] ?
+	       nl_nested_u64(tb[KTGEN_A_RUN_RX], KTGEN_A_RX_STATS_VERIFY_ERRORS) : 0;
+	if (state == KTGEN_RUN_STATE_RUNNING || state == KTGEN_RUN_STATE_STOPPING) {
+		c->running++;
+		return MNL_CB_OK;
+	}
+	/* Ended: done (with every byte received, under -e), stopped, or
+	 * failed by an allocation of its own, with the errno.
+	 */
+	if (state == KTGEN_RUN_STATE_STOPPED ||
+	    (state == KTGEN_RUN_STATE_FAILED && is_alloc_errno(-(int)err)) ||
+	    (state == KTGEN_RUN_STATE_DONE && !verr && (!check_bytes || tx == rx)))
+		return MNL_CB_OK;
+	if (!c->bad_runs++)
+		snprintf(c->why, sizeof(c->why), "state %u, errno %u, tx %llu, rx %llu, %llu verify errors",
+			 state, err, (unsigned long long)tx, (unsigned long long)rx,
+			 (unsigned long long)verr);
+	return MNL_CB_OK;
+}
+
+static int config_cb(const struct nlmsghdr *nlh, void *data)
+{
+	static const enum mnl_attr_data_type types[KTGEN_A_CONFIG_MAX + 1] = {
+		[KTGEN_A_CONFIG_BUFFER_USED] = MNL_TYPE_U64,
+	};
+	const struct nlattr *tb[KTGEN_A_CONFIG_MAX + 1] = {};
+
+	nl_parse(nlh, types, KTGEN_A_CONFIG_MAX, tb);
+	if (tb[KTGEN_A_CONFIG_BUFFER_USED])
+		((struct census *)data)->used = mnl_attr_get_u64(tb[KTGEN_A_CONFIG_BUFFER_USED]);
+	return MNL_CB_OK;
+}
+
+static long read_long(const char *path, const char *key)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!key) {
+			v = atol(line);
+			break;
+		}
+		if (!strncmp(line, key, strlen(key))) {
+			v = atol(line + strlen(key));
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+/* What each pid is, learned once: reading every task's comm at each
+ * census would cost more than the walk (a syscall is ~1 ms on a debug
+ * kernel under TCG). A walk does not wrap the pid space.
+ */
+enum { PID_UNKNOWN, PID_OTHER, PID_WORKER, PID_ENGINE };
+static unsigned char *pid_kind;
+static long pid_max;
+
+static void count_threads(unsigned int *workers, unsigned int *engines)
+{
+	char path[300], comm[32];
+	struct dirent *d;
+	DIR *proc;
+
+	*workers = *engines = 0;
+	if (!pid_kind) {
+		pid_max = read_long("/proc/sys/kernel/pid_max", NULL);
+		if (pid_max <= 0 || pid_max > (1L << 22))
+			pid_max = 1L << 22;
+		pid_kind = calloc(pid_max, 1);
+		if (!pid_kind)
+			exit(EXIT_FAIL);
+	}
+	proc = opendir("/proc");
+	if (!proc)
+		return;
+	while ((d = readdir(proc))) {
+		long pid = atol(d->d_name);
+		FILE *f;
+
+		if (pid <= 0 || pid >= pid_max)
+			continue;
+		if (pid_kind[pid] == PID_UNKNOWN) {
+			snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+			f = fopen(path, "re");
+			if (!f)
+				continue;
+			pid_kind[pid] = PID_OTHER;
+			if (fgets(comm, sizeof(comm), f)) {
+				if (!strncmp(comm, "ktgen/", 6))
+					pid_kind[pid] = PID_WORKER;
+				else if (!strncmp(comm, "ktgen-nic/", 10))
+					pid_kind[pid] = PID_ENGINE;
+			}
+			fclose(f);
+		}
+		*workers += pid_kind[pid] == PID_WORKER;
+		*engines += pid_kind[pid] == PID_ENGINE;
+	}
+	closedir(proc);
+}
+
+static unsigned int count_devs(void)
+{
+	unsigned int n = 0;
+	struct dirent *d;
+	DIR *dir = opendir("/sys/class/net");
+
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+/* TCP sockets closed but still hashed while the stack ends them (FIN-WAIT,
+ * LAST-ACK): sockstat's "orphan" on its TCP line. Nobody holds them.
+ */
+static long read_sockstat_orphans(void)
+{
+	char line[256], *o;
+	long v = 0;
+	FILE *f = fopen("/proc/net/sockstat", "re");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "TCP: ", 5) && (o = strstr(line, " orphan ")))
+			v = atol(o + 8);
+	fclose(f);
+	return v;
+}
+
+static int census_take(struct nl_ctx *ctx, struct census *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (nl_request(ctx, nl_msg_start(ctx, KTGEN_CMD_SINK_GET, NLM_F_DUMP), NULL, sink_cb, c) ||
+	    nl_request(ctx, nl_msg_start(ctx, KTGEN_CMD_RUN_GET, NLM_F_DUMP), NULL, run_cb, c) ||
+	    nl_request(ctx, nl_msg_start(ctx, KTGEN_CMD_GET_CONFIG, 0), NULL, config_cb, c))
+		return -1;
+	count_threads(&c->workers, &c->engines);
+	c->devs = count_devs();
+	c->sockets = read_long("/proc/net/sockstat", "TCP: inuse ") +
+		     read_long("/proc/net/sockstat6", "TCP6: inuse ") -
+		     read_sockstat_orphans() +
+		     read_long("/proc/net/sockstat", "UDP: inuse ") +
+		     read_long("/proc/net/sockstat6", "UDP6: inuse ");
+	c->refcnt = read_long("/sys/module/ktgen/refcnt", NULL);
+	return 0;
+}
+
+static void census_str(const struct census *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u sinks, %u runs (%u running, %u bad%s%s%s), %u workers, %u devices, %u NIC engines, %llu bytes charged, %ld sockets, %ld module refs",
+		 c->sinks, c->runs, c->running, c->bad_runs, c->bad_runs ? ": " : "", c->why,
+		 c->bad_runs > 1 ? ", ..." : "", c->workers, c->devs, c->engines,
+		 (unsigned long long)c->used, c->sockets, c->refcnt);
+}
+
+static bool census_same(const struct census *a, const struct census *b)
+{
+	return a->sinks == b->sinks && a->runs == b->runs && a->running == b->running &&
+	       a->bad_runs == b->bad_runs && a->workers == b->workers && a->used == b->used &&
+	       a->engines == b->engines && a->devs == b->devs &&
+	       a->sockets == b->sockets && a->refcnt == b->refcnt;
+}
+
+/* Workers exit and sockets close after the answer: wait (5 s at most) for
+ * the census to come back to @want, or for runs to end. True when it did.
+ */
+static unsigned int settle_waits;	/* 50 ms each, for the summary */
+
+static bool census_settle(struct nl_ctx *ctx, struct census *now, const struct census *want)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (census_take(ctx, now))
+			return false;
+		if (want ? census_same(now, want) : !now->running)
+			return true;
+		usleep(50000);
+		settle_waits++;
+	}
+	return false;
+}
+
+/* After an error: the census back to @before or, with @cmd (an answer
+ * the socket lost), to what @cmd's success leaves once its runs ended.
+ */
+static bool census_as_success(uint8_t cmd, const struct census *before,
+			      const struct census *now);
+
+static bool census_settle_after(struct nl_ctx *ctx, struct census *now,
+				const struct census *before, uint8_t cmd)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (census_take(ctx, now))
+			return false;
+		if (census_same(now, before) ||
+		    (cmd && !now->running && !now->bad_runs && census_as_success(cmd, before, now)))
+			return true;
+		usleep(50000);
+		settle_waits++;
+	}
+	return false;
+}
+
+/* ---- requests ---- */
+
+static bool cleanup_sinks, cleanup_runs, dump, setup_wait, cli_msg;
+static char *setup[MAX_SETUP];
+static int nsetup;
+static uint32_t setup_id;
 
 static int simple(struct nl_ctx *ctx, uint8_t cmd, uint16_t attr)
 {
@@ -72,55 +469,126 @@ static int simple(struct nl_ctx *ctx, uint8_t cmd, uint16_t attr)
 	return nl_request(ctx, nlh, NULL, NULL, NULL);
 }
 
-static int count_cb(const struct nlmsghdr *nlh, void *data)
-{
-	(void)nlh;
-	(*(unsigned int *)data)++;
-	return MNL_CB_OK;
-}
-
 /* Leave nothing for the next attempt to trip over. */
 static int cleanup(struct nl_ctx *ctx)
 {
-	unsigned int n, tries;
+	struct census c;
 
+	if (cleanup_runs) {
+		simple(ctx, KTGEN_CMD_RUN_STOP, KTGEN_A_RUN_ALL);
+		if (!census_settle(ctx, &c, NULL) || simple(ctx, KTGEN_CMD_RUN_DEL, KTGEN_A_RUN_ALL))
+			return -1;
+	}
 	if (cleanup_sinks && simple(ctx, KTGEN_CMD_SINK_DEL, KTGEN_A_SINK_ALL))
 		return -1;
-	if (!cleanup_runs)
-		return 0;
-	simple(ctx, KTGEN_CMD_RUN_STOP, KTGEN_A_RUN_ALL);
-	for (tries = 0; tries < 300; tries++) {
-		simple(ctx, KTGEN_CMD_RUN_DEL, KTGEN_A_RUN_ALL);
-		n = 0;
-		if (nl_request(ctx, nl_msg_start(ctx, KTGEN_CMD_RUN_GET, NLM_F_DUMP),
-			       NULL, count_cb, &n))
-			return -1;
-		if (!n)
-			return 0;
-		usleep(100000);
-	}
-	return -1;
+	return 0;
 }
 
-static int request(struct nl_ctx *ctx, uint8_t cmd, char **attrs, int nattrs)
+static int id_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct nlmsghdr *nlh = nl_msg_start(ctx, cmd, 0);
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
+		if (mnl_attr_get_type(a) == 1 && mnl_attr_get_payload_len(a) == 4)
+			*(uint32_t *)data = mnl_attr_get_u32(a);
+	return MNL_CB_OK;
+}
+
+static int request(struct nl_ctx *ctx, uint8_t cmd, bool is_dump, char **attrs, int nattrs,
+		   uint32_t *id)
+{
+	struct nlmsghdr *nlh = nl_msg_start(ctx, cmd, is_dump ? NLM_F_DUMP : 0);
+	char spec[64];
 	int i;
 
-	for (i = 0; i < nattrs; i++)
-		if (attrspec_put(nlh, attrs[i]))
+	for (i = 0; i < nattrs; i++) {
+		const char *s = attrs[i];
+		size_t l = strlen(s);
+
+		if (l > 2 && !strcmp(s + l - 2, ":@") && l < sizeof(spec) - 12) {
+			snprintf(spec, sizeof(spec), "%.*s:%u", (int)(l - 2), s, setup_id);
+			s = spec;
+		}
+		if (attrspec_put(nlh, s))
 			return -EINVAL;
-	return nl_request(ctx, nlh, NULL, NULL, NULL);
+	}
+	return nl_request(ctx, nlh, NULL, id ? id_cb : NULL, id);
+}
+
+/* The -b requests: "CMD SPEC..." each, split on blanks. */
+static int run_setup(struct nl_ctx *ctx)
+{
+	int i;
+
+	for (i = 0; i < nsetup; i++) {
+		char buf[512], *argv[32], *tok, *save;
+		uint64_t cmd;
+		int argc = 0;
+
+		snprintf(buf, sizeof(buf), "%s", setup[i]);
+		for (tok = strtok_r(buf, " ", &save); tok && argc < 32;
+		     tok = strtok_r(NULL, " ", &save))
+			argv[argc++] = tok;
+		if (!argc || parse_u64(argv[0], &cmd) || cmd > 255 ||
+		    request(ctx, cmd, false, argv + 1, argc - 1, &setup_id))
+			return -1;
+	}
+	return 0;
+}
+
+static unsigned int bad;
+
+static void __attribute__((format(printf, 2, 3))) judge_fail(unsigned int n, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("not ok - nth=%u: ", n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	bad++;
+}
+
+/* What a success does to the objects: the one a create makes (or those a
+ * delete removes), and no other. (Workers, sockets and bytes come with
+ * them: only a failure is held to the census as a whole.)
+ */
+static bool census_as_success(uint8_t cmd, const struct census *before, const struct census *now)
+{
+	switch (cmd) {
+	case KTGEN_CMD_SINK_NEW:
+		return now->sinks == before->sinks + 1 && now->runs == before->runs;
+	case KTGEN_CMD_RUN_NEW:
+		return now->runs == before->runs + 1 && now->sinks == before->sinks;
+	case KTGEN_CMD_SINK_DEL:
+		return now->sinks < before->sinks && now->runs == before->runs;
+	case KTGEN_CMD_RUN_DEL:
+		return now->runs < before->runs && now->sinks == before->sinks;
+	default:
+		return now->sinks == before->sinks && now->runs == before->runs;
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 {
-	unsigned int n, failed = 0, errors = 0;
+	double t0 = now_s();
+	unsigned int n, errors = 0, ours = 0;
 	struct timeval tv = { .tv_sec = 30 };
+	struct census start, before, now;
+	char a[512], b[512], frame[256], msg[256];
 	struct nl_ctx ctx;
-	int err, quiet;
+	int err, quiet, from;
 
-	if (nl_open(&ctx))
+	if (nl_open(&ctx) || census_take(&ctx, &start))
 		return EXIT_FAIL;
 	setsockopt(mnl_socket_get_fd(ctx.sock), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	/* Errors under injection are expected: keep them off stderr (a pipe
@@ -128,45 +596,244 @@ static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 	 */
 	quiet = open("/dev/null", O_WRONLY);
 	for (n = 1; n < MAX_NTH; n++) {
-		int saved = dup(2);
+		int saved;
+		bool unused;
 
-		dup2(quiet, 2);
-		fail_nth_set(n);
-		err = request(&ctx, cmd, attrs, nattrs);
-		if (fail_nth_unused()) {
-			dup2(saved, 2);
-			close(saved);
-			cleanup(&ctx);
-			if (err) {
-				fprintf(stderr, "nlfault: failed with no fault: %s\n", strerror(-err));
-				failed++;
-			}
+		if (run_setup(&ctx) ||
+		    (setup_wait ? !census_settle(&ctx, &before, NULL) : census_take(&ctx, &before))) {
+			judge_fail(n, "the setup failed");
 			break;
 		}
+		kmsg_skip();
+		saved = dup(2);
+		dup2(quiet, 2);
+		fail_nth_set(n);
+		err = request(&ctx, cmd, dump, attrs, nattrs, NULL);
+		unused = fail_nth_unused();
 		dup2(saved, 2);
 		close(saved);
-		if (err == -EAGAIN || err == -EINPROGRESS) {
-			printf("# nth=%u: no answer within 30 s\n", n);
-			failed++;
-		}
-		errors += !!err;
-		if (err)
-			printf("# nth=%u: %s\n", n, strerror(-err));
-		/* The socket may hold a late answer: start afresh. */
+		/* The socket may hold a late answer: judge on a fresh one. */
+		from = ctx.err_from;
+		snprintf(msg, sizeof(msg), "%s", ctx.err_msg);
 		nl_close(&ctx);
-		if (nl_open(&ctx) || cleanup(&ctx) || request(&ctx, cmd, attrs, nattrs) ||
-		    cleanup(&ctx)) {
-			printf("# nth=%u: the next attempt failed\n", n);
-			failed++;
+		if (nl_open(&ctx)) {
+			judge_fail(n, "no netlink socket");
 			break;
 		}
 		setsockopt(mnl_socket_get_fd(ctx.sock), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (unused) {
+			if (err)
+				judge_fail(n, "failed with no fault: %s", strerror(-err));
+			else if (!census_settle(&ctx, &now, NULL) || !census_as_success(cmd, &before, &now) ||
+				 now.bad_runs) {
+				census_str(&now, a, sizeof(a));
+				judge_fail(n, "the request with no fault left: %s", a);
+			}
+			break;
+		}
+		if (err == -EAGAIN || err == -EINPROGRESS) {
+			judge_fail(n, "no answer within 30 s");
+		} else if (err) {
+			bool in_ktgen = kmsg_ktgen_stack(frame, sizeof(frame));
+
+			errors++;
+			ours += in_ktgen;
+			if (!is_alloc_errno(err))
+				judge_fail(n, "%s, not an allocation failure's error (%s)", strerror(-err),
+					   in_ktgen ? frame : "outside ktgen");
+			else if (from == NL_ERR_ACK && in_ktgen && !msg[0])
+				judge_fail(n, "%s with no extack message (the failure: %s)",
+					   strerror(-err), frame);
+			/* The family answered an error: nothing changed. The
+			 * socket lost the answer (the core's ack or a dump
+			 * part): as nothing changed, or as a success.
+			 */
+			if (!census_settle_after(&ctx, &now, &before, from == NL_ERR_ACK ? 0 : cmd)) {
+				census_str(&before, a, sizeof(a));
+				census_str(&now, b, sizeof(b));
+				judge_fail(n, "%s (%s) left %s; before: %s", strerror(-err),
+					   in_ktgen ? frame : "outside ktgen", b, a);
+			}
+		} else if (!census_settle(&ctx, &now, NULL) || !census_as_success(cmd, &before, &now) ||
+			   now.bad_runs) {
+			/* A failure the request survived: the same object as
+			 * without one, and a run that works.
+			 */
+			census_str(&before, a, sizeof(a));
+			census_str(&now, b, sizeof(b));
+			judge_fail(n, "succeeded and left %s; before: %s", b, a);
+		}
+		/* The same request works with no fault. */
+		if (cleanup(&ctx) || run_setup(&ctx) ||
+		    (setup_wait && !census_settle(&ctx, &now, NULL)) ||
+		    request(&ctx, cmd, dump, attrs, nattrs, NULL) || cleanup(&ctx)) {
+			judge_fail(n, "the next attempt failed");
+			break;
+		}
+		if (bad > 20)
+			break;
+	}
+	if (!bad && (cleanup(&ctx) || !census_settle(&ctx, &now, &start))) {
+		census_str(&start, a, sizeof(a));
+		census_str(&now, b, sizeof(b));
+		judge_fail(n, "after the walk: %s; at its start: %s", b, a);
 	}
 	nl_close(&ctx);
 	close(quiet);
-	printf("# command %u: %u fault sites, %u refused cleanly, %u bad\n",
-	       cmd, n - 1, errors, failed);
-	return failed || n >= MAX_NTH ? EXIT_FAIL : EXIT_OK;
+	printf("# command %u: %u fault sites, %u refused (%u in ktgen's own allocations), %u bad, %.0f s (%.1f s waiting for the census to settle)\n",
+	       cmd, n - 1, errors, ours, bad, now_s() - t0, settle_waits / 20.0);
+	return bad || n >= MAX_NTH ? EXIT_FAIL : EXIT_OK;
+}
+
+/* ---- CLI commands (ktgen-nic's rtnetlink and ethtool operations) ---- */
+
+/* The CLI's own code for OBJECT (tools/), called in this task so that
+ * its requests meet the armed fault.
+ */
+static int cli_call(char *line, int err_fd)
+{
+	char buf[512], *argv[32], *tok, *save;
+	int argc = 0, saved, rc;
+
+	/* "!COMMAND": a shell command, for setups only (ip link set up) */
+	if (line[0] == '!')
+		return system(line + 1) ? EXIT_FAIL : EXIT_OK;
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (tok = strtok_r(buf, " ", &save); tok && argc < 31; tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	if (argc < 2)
+		return EXIT_USAGE;
+	saved = dup(2);
+	dup2(err_fd, 2);
+	if (!strcmp(argv[0], "nic"))
+		rc = do_nic(argc - 1, argv + 1);
+	else if (!strcmp(argv[0], "dev"))
+		rc = do_dev(argc - 1, argv + 1);
+	else
+		rc = EXIT_USAGE;
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	return rc;
+}
+
+/* Whether the CLI printed the kernel's own words: "Error: MESSAGE: errno
+ * text" (nl_format_error()), not the bare errno text.
+ */
+static bool cli_explained(int fd, char *text, size_t len)
+{
+	ssize_t n = pread(fd, text, len - 1, 0);
+	bool explained = false;
+	char *line, *save;
+
+	text[n > 0 ? n : 0] = '\0';
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *e = strstr(line, "Error: ");
+
+		explained |= e && strstr(e + 7, ": ");
+		if (save && *save)
+			save[-1] = '|';	/* one line for the report */
+	}
+	return explained;
+}
+
+static int fault_cli(char *req, char *undo)
+{
+	double t0 = now_s();
+	struct census start, want, before, now;
+	char a[512], b[512], frame[256], text[512];
+	unsigned int n, errors = 0, ours = 0;
+	int quiet, err_fd, i, rc;
+	struct nl_ctx ctx;
+
+	quiet = open("/dev/null", O_WRONLY);
+	err_fd = memfd_create("nlfault-stderr", 0);
+	if (quiet < 0 || err_fd < 0 || nl_open(&ctx) || census_take(&ctx, &start))
+		return EXIT_FAIL;
+	/* What the commands do with no fault: the census a success leaves. */
+	for (i = 0; i < nsetup; i++)
+		if (cli_call(setup[i], 2)) {
+			printf("not ok - the setup '%s' failed\n", setup[i]);
+			return EXIT_FAIL;
+		}
+	if (cli_call(req, 2)) {
+		printf("not ok - '%s' failed with no fault\n", req);
+		return EXIT_FAIL;
+	}
+	usleep(200000);
+	census_take(&ctx, &want);
+	cli_call(undo, quiet);
+	if (!census_settle(&ctx, &now, &start)) {
+		census_str(&now, a, sizeof(a));
+		printf("not ok - '%s' left %s\n", undo, a);
+		return EXIT_FAIL;
+	}
+	for (n = 1; n < MAX_NTH; n++) {
+		bool unused;
+
+		for (i = 0; i < nsetup; i++)
+			if (cli_call(setup[i], 2)) {
+				judge_fail(n, "the setup '%s' failed", setup[i]);
+				goto out;
+			}
+		if (ftruncate(err_fd, 0) || lseek(err_fd, 0, SEEK_SET) ||
+		    census_take(&ctx, &before))
+			break;
+		kmsg_skip();
+		fail_nth_set(n);
+		rc = cli_call(req, err_fd);
+		unused = fail_nth_unused();
+		if (rc == 0) {
+			/* Done, with or without a failure it survived: as
+			 * with no fault.
+			 */
+			if (!census_settle(&ctx, &now, &want)) {
+				census_str(&want, a, sizeof(a));
+				census_str(&now, b, sizeof(b));
+				judge_fail(n, "succeeded and left %s; with no fault: %s", b, a);
+			}
+		} else if (unused) {
+			judge_fail(n, "failed with no fault (exit %d)", rc);
+		} else {
+			bool in_ktgen = kmsg_ktgen_stack(frame, sizeof(frame));
+			bool explained = cli_explained(err_fd, text, sizeof(text));
+
+			errors++;
+			ours += in_ktgen;
+			if (rc != EXIT_FAIL)
+				judge_fail(n, "exit %d, not 1: %s", rc, text);
+			else if (cli_msg && in_ktgen && !explained)
+				judge_fail(n, "'%s' with no message of the kernel's (the failure: %s)",
+					   text, frame);
+			/* Refused: nothing changed. No answer of the kernel's
+			 * ("Error: ...": the socket lost it): nothing changed,
+			 * or what the success changes.
+			 */
+			if (!census_settle(&ctx, &now, &before) &&
+			    (strstr(text, "Error: ") || !census_settle(&ctx, &now, &want))) {
+				census_str(&before, a, sizeof(a));
+				census_str(&now, b, sizeof(b));
+				judge_fail(n, "exit %d (%s) left %s; before: %s", rc, text, b, a);
+			}
+		}
+		cli_call(undo, quiet);
+		if (!census_settle(&ctx, &now, &start)) {
+			census_str(&start, a, sizeof(a));
+			census_str(&now, b, sizeof(b));
+			judge_fail(n, "after '%s' (exit %d%s%s) and '%s': %s; before: %s", req, rc,
+				   rc ? ": " : "", rc ? text : "", undo, b, a);
+		}
+		if (unused || bad > 20)
+			break;
+	}
+out:
+	nl_close(&ctx);
+	close(quiet);
+	close(err_fd);
+	printf("# '%s': %u fault sites, %u refused (%u in ktgen's own allocations), %u bad, %.0f s (%.1f s waiting for the census to settle)\n",
+	       req, n - 1, errors, ours, bad, now_s() - t0, settle_waits / 20.0);
+	return bad || n >= MAX_NTH ? EXIT_FAIL : EXIT_OK;
 }
 
 static int fault_load(const char *path)
@@ -215,14 +882,30 @@ int main(int argc, char **argv)
 	uint64_t cmd;
 
 	for (; argc > 1 && argv[1][0] == '-'; argc--, argv++) {
-		if (!strcmp(argv[1], "-s"))
+		if (!strcmp(argv[1], "-s")) {
 			cleanup_sinks = true;
-		else if (!strcmp(argv[1], "-r"))
+		} else if (!strcmp(argv[1], "-r")) {
 			cleanup_runs = true;
+		} else if (!strcmp(argv[1], "-d")) {
+			dump = true;
+		} else if (!strcmp(argv[1], "-m")) {
+			cli_msg = true;
+		} else if (!strcmp(argv[1], "-w")) {
+			setup_wait = true;
+		} else if (!strcmp(argv[1], "-e")) {
+			check_bytes = true;
+		} else if (!strcmp(argv[1], "-b") && argc > 2 && nsetup < MAX_SETUP) {
+			setup[nsetup++] = argv[2];
+			argc--, argv++;
+		} else {
+			argc = 0;
+			break;
+		}
 	}
 	if (argc < 3) {
-		fputs("usage: nlfault [-s] [-r] request COMMAND [TYPE:KIND:VALUE]... | load MODULE.ko\n",
-		      stderr);
+		fputs("usage: nlfault [-s] [-r] [-d] [-e] [-w] [-b 'CMD SPEC...']... request CMD [SPEC]...\n"
+		      "       nlfault [-m] [-b 'CLI-COMMAND']... cli 'CLI-COMMAND' 'CLI-UNDO'\n"
+		      "       nlfault load MODULE.ko\n", stderr);
 		return EXIT_USAGE;
 	}
 	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
@@ -233,8 +916,14 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(argv[1], "load"))
 		return fault_load(argv[2]);
-	if (!strcmp(argv[1], "request") && !parse_u64(argv[2], &cmd) && cmd < 256)
+	if (!strcmp(argv[1], "cli") && argc == 4) {
+		verbose_on();
+		return fault_cli(argv[2], argv[3]);
+	}
+	if (!strcmp(argv[1], "request") && !parse_u64(argv[2], &cmd) && cmd < 256) {
+		verbose_on();
 		return fault_requests(cmd, argv + 3, argc - 3);
+	}
 	fputs("nlfault: bad arguments\n", stderr);
 	return EXIT_USAGE;
 }

@@ -73,30 +73,46 @@ t_fuzz()
 }
 case_add fuzz t_fuzz 300 core
 
-# Sink and run creation under allocation failure, site by site: each
-# failure is a clean error and the next attempt works (nlfault checks),
-# and nothing leaks (kmemleak, at the end of the suite and here).
+# Allocation failures, site by site, judged before any cleanup (nlfault):
+# an error is the failed allocation's, explained by extack when ktgen
+# made it, and leaves no object, worker, socket, module reference or
+# charged byte; a success leaves exactly its object, and its run ends with
+# rx == tx; after the walk everything is as it began. kmemleak checks the
+# memory behind it.
+# Attribute numbers: include/uapi/linux/ktgen.h (KTGEN_A_SINK_*: 2 proto,
+# 4 port, 5 rx mode, 6 CPUs, 8 all, 15 rr; KTGEN_A_RUN_*: 1 id, 2 test, 3
+# remote address, 4 port, 8 flows, 9 CPUs, 10 time, 12 msgs, 13 tx mode,
+# 14 buffer, 18 all).
 t_fault_sink()
 {
 	fault_setup
 	load_module
-	# proto tcp|udp, port 6300 (big endian)
+	# tcp port 6300 (big endian) rx verify; udp; a request/response
+	# sink on CPUs 0 and 1
 	"$KTGEN_NLFAULT" -s request 4 2:u32:0 4:hex:189c 5:u32:4
 	"$KTGEN_NLFAULT" -s request 4 2:u32:1 4:hex:189c
+	"$KTGEN_NLFAULT" -s request 4 2:u32:0 4:hex:189c 6:hex:03 15:flag:0
+	# a sink's listing and deletion, of one the walk made first
+	"$KTGEN_NLFAULT" -s -b "4 2:u32:0 4:hex:189c" -d request 5
+	"$KTGEN_NLFAULT" -s -b "4 2:u32:0 4:hex:189c" request 5 1:u32:@
+	"$KTGEN_NLFAULT" -s -b "4 2:u32:1 4:hex:189c" request 6 1:u32:@
 	$KTGEN -j sink show | json_check "d == []"
 	$KTGEN -j config | json_check "d['buffer_used'] == 0"
+	unload_module
+	kmemleak_check
 }
-case_add fault_sink t_fault_sink 300 core
+case_add fault_sink t_fault_sink 400
 
 t_fault_run()
 {
 	fault_setup
 	load_module
 	$KTGEN sink add tcp port 6301 rx verify >/dev/null
-	# to 127.0.0.1 port 6301, 4 messages, a one-page buffer: every page
-	# allocation is a fault site, so the rings stay small (the staging
-	# ring's failure path is the same ktg_pages_alloc path as the source's)
-	"$KTGEN_NLFAULT" -r request 7 3:hex:7f000001 4:hex:189d 12:u64:4 14:u64:4096
+	# to 127.0.0.1 port 6301, 2 flows on CPUs 0 and 1, 4 messages each
+	# from a one-page buffer: every page allocation is a fault site, so
+	# the rings stay small (the staging ring's failure path is the same
+	# ktg_pages_alloc path as the source's)
+	"$KTGEN_NLFAULT" -r -e request 7 3:hex:7f000001 4:hex:189d 8:u32:2 9:hex:03 12:u64:4 14:u64:4096
 	$KTGEN -j run show | json_check "d == []"
 	$KTGEN sink del all
 	$KTGEN -j config | json_check "d['buffer_used'] == 0"
@@ -104,3 +120,185 @@ t_fault_run()
 	kmemleak_check
 }
 case_add fault_run t_fault_run 600 core
+
+# Every run shape, each allocation its creation makes failed in turn: UDP
+# (plain and GSO) and request/response (rr, crr) on 2 flows and 2 CPUs.
+t_fault_run_shapes()
+{
+	local to="3:hex:7f000001" cpus="8:u32:2 9:hex:03"
+
+	fault_setup
+	load_module
+	$KTGEN sink add udp port 6302 rx discard >/dev/null
+	$KTGEN sink add tcp port 6303 rr >/dev/null
+	# shellcheck disable=SC2086
+	{
+	"$KTGEN_NLFAULT" -r request 7 2:u32:1 $to 4:hex:189e 7:u32:64 $cpus 12:u64:4
+	"$KTGEN_NLFAULT" -r request 7 2:u32:1 $to 4:hex:189e 7:u32:1000 44:u32:4 12:u64:4
+	"$KTGEN_NLFAULT" -r request 7 2:u32:2 $to 4:hex:189f $cpus 12:u64:4
+	"$KTGEN_NLFAULT" -r request 7 2:u32:4 $to 4:hex:189f $cpus 12:u64:4
+	}
+	$KTGEN -j run show | json_check "d == []"
+	$KTGEN sink del all
+	$KTGEN -j config | json_check "d['buffer_used'] == 0"
+	unload_module
+	kmemleak_check
+}
+case_add fault_run_shapes t_fault_run_shapes 900
+
+# The copy modes, with the path probe, and interval reports.
+t_fault_run_copies()
+{
+	local to="3:hex:7f000001 4:hex:189d"
+
+	fault_setup
+	load_module
+	$KTGEN sink add tcp port 6301 rx verify >/dev/null
+	# shellcheck disable=SC2086
+	{
+	"$KTGEN_NLFAULT" -r -e request 7 $to 13:u32:2 33:flag:0 12:u64:4 14:u64:4096
+	"$KTGEN_NLFAULT" -r -e request 7 $to 13:u32:3 12:u64:4 14:u64:4096
+	"$KTGEN_NLFAULT" -r request 7 $to 10:u32:300 28:u32:100 14:u64:4096
+	}
+	$KTGEN -j run show | json_check "d == []"
+	$KTGEN sink del all
+	$KTGEN -j config | json_check "d['buffer_used'] == 0"
+	unload_module
+	kmemleak_check
+}
+case_add fault_run_copies t_fault_run_copies 600
+
+# What is done to a run, failed site by site on a run the walk made first:
+# its listing and lookup, its flows, stopping it while it runs, deleting it.
+t_fault_run_ops()
+{
+	local new="7 3:hex:7f000001 4:hex:189d 12:u64:4 14:u64:4096"
+
+	fault_setup
+	load_module
+	$KTGEN sink add tcp port 6301 rx verify >/dev/null
+	"$KTGEN_NLFAULT" -r -w -b "$new" -d request 8
+	"$KTGEN_NLFAULT" -r -w -b "$new" request 8 1:u32:@
+	"$KTGEN_NLFAULT" -r -w -b "$new" -d request 13 1:u32:@
+	# (detached: nlfault's socket closes after each attempt, and a run
+	# goes with its owner's socket)
+	"$KTGEN_NLFAULT" -r -b "7 3:hex:7f000001 4:hex:189d 10:u32:60000 14:u64:4096 17:flag:0" \
+		request 9 1:u32:@
+	"$KTGEN_NLFAULT" -r -w -b "$new" request 10 1:u32:@
+	$KTGEN -j run show | json_check "d == []"
+	$KTGEN sink del all
+	$KTGEN -j config | json_check "d['buffer_used'] == 0"
+	unload_module
+	kmemleak_check
+}
+case_add fault_run_ops t_fault_run_ops 600
+
+# The virtual NIC's own operations, each allocation failed in turn
+# (nlfault cli: the CLI's commands called under the fault): creating a
+# pair, and on an up pair the receive style and the ring size, which
+# rebuild its receive buffers.
+t_fault_nic()
+{
+	local up=(-b "nic add ktgf0 peer ktgf1" -b "!ip link set ktgf0 up" -b "!ip link set ktgf1 up")
+
+	fault_setup
+	load_module
+	# (no -m for newlink: its registration failures reach the CLI with no
+	# message although newlink sets one; not yet understood)
+	"$KTGEN_NLFAULT" cli "nic add ktgf0 peer ktgf1" "nic del ktgf0"
+	# (ethtool's set_priv_flags has no extack to fill)
+	"$KTGEN_NLFAULT" "${up[@]}" cli "dev set ktgf1 priv-flag legacy-rx on" "nic del ktgf0"
+	"$KTGEN_NLFAULT" -m "${up[@]}" cli "dev set ktgf1 rings-rx 128" "nic del ktgf0"
+	! ip link show ktgf0 2>/dev/null || fail "ktgf0 left"
+	unload_module
+	kmemleak_check
+}
+case_add fault_nic t_fault_nic 600
+
+# Failures where the work happens: allocations in ktgen's own threads
+# (failslab and fail_page_alloc with the task filter; make-it-fail set on
+# every ktgen/ worker, the run's and the sinks', once the run's exist)
+# fail at random under live TCP and UDP traffic. A run ends done with
+# every count agreeing, or failed with its errno; nothing hangs, leaks or
+# reports.
+fault_live_on()
+{
+	local a
+
+	for a in failslab fail_page_alloc; do
+		echo Y >"$DEBUGFS"/$a/task-filter
+		echo "$1" >"$DEBUGFS"/$a/probability
+		echo "$FAULT_LIVE_TIMES" >"$DEBUGFS"/$a/times
+		echo 1 >"$DEBUGFS"/$a/interval
+	done
+}
+
+# How many failures were injected since fault_live_on (what "times" has
+# left of its count).
+FAULT_LIVE_TIMES=1000000
+fault_live_injected()
+{
+	echo $(( 2 * FAULT_LIVE_TIMES - $(cat "$DEBUGFS"/failslab/times) -
+		$(cat "$DEBUGFS"/fail_page_alloc/times) ))
+}
+
+fault_live_off()
+{
+	local a
+
+	for a in failslab fail_page_alloc; do
+		echo 0 >"$DEBUGFS"/$a/probability
+		echo N >"$DEBUGFS"/$a/task-filter
+	done
+}
+
+# fault_live_run OUT RUN-ARGS...: the run in the background, its workers
+# made to fail as soon as they exist; its JSON in OUT.
+fault_live_run()
+{
+	local out=$1 pid p n=0 rc=0
+	shift
+
+	$KTGEN -j run "$@" >"$out" &
+	pid=$!
+	slowwait "$(scaled 5)" pgrep '^ktgen/run' >/dev/null || fail "no workers for: $*"
+	# the sinks' workers too: they accept and receive
+	for p in $(pgrep '^ktgen/'); do
+		echo 1 >/proc/"$p"/make-it-fail 2>/dev/null && n=$((n + 1))
+	done
+	wait $pid || rc=$?
+	[ $rc = 0 ] || [ $rc = 1 ] || fail "run $*: exit status $rc"
+	echo "# $n threads made to fail, $(fault_live_injected) failures so far;" \
+		"$(/usr/bin/python3 -c 'import json, sys; d = json.load(sys.stdin)
+print("state %s, errno %s, tx %s, rx %s bytes" % (d["state"], d.get("errno"),
+      d["tx"]["bytes"], d["rx"]["bytes"]))' <"$out" 2>&1 | head -c 200)"
+}
+
+t_fault_live()
+{
+	fault_setup
+	load_module
+	$KTGEN sink add tcp port 6310 rx verify >/dev/null
+	$KTGEN sink add udp port 6311 rx verify >/dev/null
+	fault_live_on 5
+	fault_live_run /tmp/ktg-fl1.json tcp_stream to 127.0.0.1 port 6310 time "$(scaled 1)" flows 2 cpus 0,1
+	json_check "d['state'] == 'done' and d['rx']['bytes'] == d['tx']['bytes'] and
+		d['rx']['verify_errors'] == 0 or d['state'] == 'failed' and d['errno'] > 0" </tmp/ktg-fl1.json
+	fault_live_run /tmp/ktg-fl2.json udp_stream to 127.0.0.1 port 6311 size 1000 time "$(scaled 1)" flows 2 cpus 0,1
+	json_check "d['state'] == 'done' and d['rx']['bytes'] <= d['tx']['bytes'] and
+		d['rx']['verify_errors'] == 0 or d['state'] == 'failed' and d['errno'] > 0" </tmp/ktg-fl2.json
+	fault_live_run /tmp/ktg-fl3.json tcp_stream to 127.0.0.1 port 6310 tx zerocopy time "$(scaled 1)"
+	json_check "d['state'] == 'done' and d['rx']['bytes'] == d['tx']['bytes'] and
+		d['rx']['verify_errors'] == 0 or d['state'] == 'failed' and d['errno'] > 0" </tmp/ktg-fl3.json
+	# the runs met failures: the check above judged something
+	[ "$(fault_live_injected)" -gt 0 ] || fail "no allocation failed in the runs' threads"
+	fault_live_off
+	$KTGEN run del all
+	$KTGEN sink del all
+	slowwait "$(scaled 5)" bash -c "! pgrep '^ktgen/' >/dev/null" ||
+		fail "workers left: $(pgrep -l '^ktgen/' | tr '\n' ' ')"
+	$KTGEN -j config | json_check "d['buffer_used'] == 0"
+	unload_module
+	kmemleak_check
+}
+case_add fault_live t_fault_live 300
