@@ -63,6 +63,7 @@
 
 #include "ktgen.h"
 #include "nl.h"
+#include "print.h"
 #include "attrspec.h"
 
 struct opts opts;
@@ -917,6 +918,12 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "load"))
 		return fault_load(argv[2]);
 	if (!strcmp(argv[1], "cli") && argc == 4) {
+		FILE *null = fopen("/dev/null", "we");
+
+		/* what the CLI prints on success, as ktgen's main() sets up */
+		if (!null)
+			return EXIT_FAIL;
+		print_init(null, false, false);
 		verbose_on();
 		return fault_cli(argv[2], argv[3]);
 	}
