@@ -103,6 +103,17 @@ t_fault_sink()
 }
 case_add fault_sink t_fault_sink 400
 
+# After run walks: no run left (nlfault deleted its own), the sinks
+# deleted, no byte charged, the module unloads and kmemleak sees nothing.
+fault_runs_done()
+{
+	$KTGEN -j run show | json_check "d == []"
+	$KTGEN sink del all
+	$KTGEN -j config | json_check "d['buffer_used'] == 0"
+	unload_module
+	kmemleak_check
+}
+
 t_fault_run()
 {
 	fault_setup
@@ -113,11 +124,7 @@ t_fault_run()
 	# the rings stay small (the staging ring's failure path is the same
 	# ktg_pages_alloc path as the source's)
 	"$KTGEN_NLFAULT" -r -e request 7 3:hex:7f000001 4:hex:189d 8:u32:2 9:hex:03 12:u64:4 14:u64:4096
-	$KTGEN -j run show | json_check "d == []"
-	$KTGEN sink del all
-	$KTGEN -j config | json_check "d['buffer_used'] == 0"
-	unload_module
-	kmemleak_check
+	fault_runs_done
 }
 case_add fault_run t_fault_run 600 core
 
@@ -138,11 +145,7 @@ t_fault_run_shapes()
 	"$KTGEN_NLFAULT" -r request 7 2:u32:2 $to 4:hex:189f $cpus 12:u64:4
 	"$KTGEN_NLFAULT" -r request 7 2:u32:4 $to 4:hex:189f $cpus 12:u64:4
 	}
-	$KTGEN -j run show | json_check "d == []"
-	$KTGEN sink del all
-	$KTGEN -j config | json_check "d['buffer_used'] == 0"
-	unload_module
-	kmemleak_check
+	fault_runs_done
 }
 case_add fault_run_shapes t_fault_run_shapes 900
 
@@ -160,11 +163,7 @@ t_fault_run_copies()
 	"$KTGEN_NLFAULT" -r -e request 7 $to 13:u32:3 12:u64:4 14:u64:4096
 	"$KTGEN_NLFAULT" -r request 7 $to 10:u32:300 28:u32:100 14:u64:4096
 	}
-	$KTGEN -j run show | json_check "d == []"
-	$KTGEN sink del all
-	$KTGEN -j config | json_check "d['buffer_used'] == 0"
-	unload_module
-	kmemleak_check
+	fault_runs_done
 }
 case_add fault_run_copies t_fault_run_copies 600
 
@@ -185,11 +184,7 @@ t_fault_run_ops()
 	"$KTGEN_NLFAULT" -r -b "7 3:hex:7f000001 4:hex:189d 10:u32:60000 14:u64:4096 17:flag:0" \
 		request 9 1:u32:@
 	"$KTGEN_NLFAULT" -r -w -b "$new" request 10 1:u32:@
-	$KTGEN -j run show | json_check "d == []"
-	$KTGEN sink del all
-	$KTGEN -j config | json_check "d['buffer_used'] == 0"
-	unload_module
-	kmemleak_check
+	fault_runs_done
 }
 case_add fault_run_ops t_fault_run_ops 600
 
