@@ -360,22 +360,35 @@ static unsigned int count_devs(void)
 	return n;
 }
 
-/* TCP sockets closed but still hashed while the stack ends them (FIN-WAIT,
- * LAST-ACK): sockstat's "orphan" on its TCP line. Nobody holds them.
+/* TCP and UDP sockets someone holds, the kernel's too: sockstat's and
+ * sockstat6's "inuse", less the TCP orphans (closed, still hashed while
+ * the stack ends them: FIN-WAIT, LAST-ACK), each file read once.
  */
-static long read_sockstat_orphans(void)
+static long held_sockets(void)
 {
-	char line[256], *o;
-	long v = 0;
-	FILE *f = fopen("/proc/net/sockstat", "re");
+	static const char * const files[] = { "/proc/net/sockstat", "/proc/net/sockstat6" };
+	static const char * const protos[] = { "TCP: ", "UDP: ", "TCP6: ", "UDP6: " };
+	char line[256], *v;
+	long n = 0;
+	size_t i, k;
 
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "TCP: ", 5) && (o = strstr(line, " orphan ")))
-			v = atol(o + 8);
-	fclose(f);
-	return v;
+	for (i = 0; i < 2; i++) {
+		FILE *f = fopen(files[i], "re");
+
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f))
+			for (k = 0; k < 4; k++) {
+				if (strncmp(line, protos[k], strlen(protos[k])))
+					continue;
+				v = strstr(line, " inuse ");
+				n += v ? atol(v + 7) : 0;
+				v = strstr(line, " orphan ");
+				n -= v ? atol(v + 8) : 0;
+			}
+		fclose(f);
+	}
+	return n;
 }
 
 static int census_take(struct nl_ctx *ctx, struct census *c)
@@ -387,11 +400,7 @@ static int census_take(struct nl_ctx *ctx, struct census *c)
 		return -1;
 	count_threads(&c->workers, &c->engines);
 	c->devs = count_devs();
-	c->sockets = read_long("/proc/net/sockstat", "TCP: inuse ") +
-		     read_long("/proc/net/sockstat6", "TCP6: inuse ") -
-		     read_sockstat_orphans() +
-		     read_long("/proc/net/sockstat", "UDP: inuse ") +
-		     read_long("/proc/net/sockstat6", "UDP6: inuse ");
+	c->sockets = held_sockets();
 	c->refcnt = read_long("/sys/module/ktgen/refcnt", NULL);
 	return 0;
 }
