@@ -36,7 +36,8 @@ MODULE_FILES	:= ktgen.ko ktgen.ko.gz ktgen.ko.xz ktgen.ko.zst
 DKMS_TARBALL	?= ktgen-$(VERSION)-source-only.dkms.tar.gz
 
 .PHONY: all deps module tools kdir-check clean checkpatch uapi check check-unit print-version \
-	check-vm check-debug check-uapi check-compat demo bench bench-overhead bench-profile bench-scale \
+	check-vm check-debug check-uml check-uapi check-compat demo bench bench-overhead bench-profile \
+	bench-scale bench-rates \
 	install install-tools install-module uninstall uninstall-tools \
 	uninstall-module dkms-tarball
 
@@ -88,6 +89,10 @@ check-vm: deps
 check-debug: deps
 	@scripts/vm-suite.sh bookworm-debug
 
+# The native lane: User-Mode Linux, one CPU, real rates (docs/testing.md).
+check-uml: deps
+	@scripts/vm-suite.sh --smoke bookworm-uml
+
 check-compat: deps
 	@scripts/check-compat.sh
 
@@ -118,6 +123,11 @@ bench-profile: deps
 # 1, 10, 100, 1000 flows: totals, fairness, memory per flow (bench/scale.md).
 bench-scale: deps
 	@scripts/bench-scale.sh $(BENCH_ROUNDS) $(BENCH_SECS)
+
+# The highest stream rates under TCG and under User-Mode Linux, side by
+# side (bench/rates.md).
+bench-rates: deps
+	@scripts/bench-rates.sh
 
 # Installing builds what is missing but never installs build dependencies
 # (make deps): a packaging build has its own.

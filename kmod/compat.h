@@ -14,6 +14,7 @@
 #include <linux/hrtimer.h>
 #include <linux/net.h>
 #include <linux/netdevice.h>
+#include <linux/perf_event.h>
 #include <linux/smp.h>
 #include <linux/uio.h>
 #include <net/genetlink.h>
@@ -375,6 +376,34 @@ static inline u32 ktg_tsc_khz(void)
 #else
 static inline u32 ktg_tsc_khz(void)
 {
+	return 0;
+}
+#endif
+
+/* Kernel counters. User-Mode Linux has no perf events, and without them
+ * the headers declare no stand-ins for creating or reading one: there none
+ * can be created, and cpu.c measures busy time.
+ */
+#if IS_ENABLED(CONFIG_PERF_EVENTS)
+static inline struct perf_event *ktg_perf_counter(struct perf_event_attr *attr, int cpu)
+{
+	return perf_event_create_kernel_counter(attr, cpu, NULL, NULL, NULL);
+}
+
+static inline u64 ktg_perf_read(struct perf_event *ev, u64 *enabled, u64 *running)
+{
+	return perf_event_read_value(ev, enabled, running);
+}
+#else
+static inline struct perf_event *ktg_perf_counter(struct perf_event_attr *attr, int cpu)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static inline u64 ktg_perf_read(struct perf_event *ev, u64 *enabled, u64 *running)
+{
+	*enabled = 0;
+	*running = 0;
 	return 0;
 }
 #endif

@@ -62,14 +62,15 @@ int ktg_cpu_init(void)
 {
 	struct perf_event *ev;
 
-	ev = perf_event_create_kernel_counter(&ktg_cycles_attr,
-					      cpumask_first(cpu_online_mask),
-					      NULL, NULL, NULL);
+	ev = ktg_perf_counter(&ktg_cycles_attr, cpumask_first(cpu_online_mask));
 	ktg_have_pmu = !IS_ERR(ev);
 	if (ktg_have_pmu)
 		perf_event_release_kernel(ev);
 
-	if (!strcmp(cpu_event, "sw")) {
+	if (!strcmp(cpu_event, "sw") && !IS_ENABLED(CONFIG_PERF_EVENTS)) {
+		pr_err("cpu_event=sw: this kernel has no perf events\n");
+		return -EOPNOTSUPP;
+	} else if (!strcmp(cpu_event, "sw")) {
 		ktg_method = KTGEN_CPU_METHOD_SW_EVENT;
 	} else if (!strcmp(cpu_event, "cycles")) {
 		ktg_method = ktg_have_pmu ? KTGEN_CPU_METHOD_PMU_CYCLES :
@@ -101,7 +102,7 @@ static bool ktg_cpu_count(struct perf_event *ev, u64 *count)
 {
 	u64 enabled, running;
 
-	*count = perf_event_read_value(ev, &enabled, &running);
+	*count = ktg_perf_read(ev, &enabled, &running);
 	return running == enabled;
 }
 
@@ -138,7 +139,7 @@ int ktg_cpu_acct_init(struct ktg_cpu_acct *a)
 	for_each_cpu(cpu, &a->online) {
 		struct perf_event *ev;
 
-		ev = perf_event_create_kernel_counter(ktg_cpu_attr(), cpu, NULL, NULL, NULL);
+		ev = ktg_perf_counter(ktg_cpu_attr(), cpu);
 		if (IS_ERR(ev)) {
 			/* Offline since, or no counter free: busy time. */
 			ktg_cpu_acct_release(a);

@@ -14,16 +14,16 @@
 
 #include "ktgen.h"
 
-static const char * const ktg_nocache_syms[] = {
-	"__copy_user_nocache",
-	"copy_to_nontemporal",
-};
-
 static DEFINE_PER_CPU(u64, ktg_nocache_hits);
 static DEFINE_MUTEX(ktg_probe_lock);	/* users, registration */
 static unsigned int ktg_probe_users;
 
 #ifdef CONFIG_KPROBES
+static const char * const ktg_nocache_syms[] = {
+	"__copy_user_nocache",
+	"copy_to_nontemporal",
+};
+
 static int ktg_nocache_pre(struct kprobe *kp, struct pt_regs *regs)
 {
 	this_cpu_inc(ktg_nocache_hits);
@@ -51,7 +51,7 @@ static void ktg_probe_unregister(void)
 {
 	unregister_kprobe(&ktg_nocache_kp);
 }
-#else
+#else	/* User-Mode Linux has no kprobes */
 static int ktg_probe_register(void)
 {
 	return -EOPNOTSUPP;

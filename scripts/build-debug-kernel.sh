@@ -14,15 +14,9 @@ set -euo pipefail
 here=$(dirname "$(readlink -f "$0")")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
 suite=${1:-bookworm}
-apt="$here/apt-suite.sh $suite"
 frag=$here/debug-kernel.config
 
-# shellcheck disable=SC1090
-. "$("$here/fetch-kernel.sh" "$suite")"
-series=${KVER%%.*}.$(echo "$KVER" | cut -d. -f2)
-srcpkg=linux-source-$series
-srcver=$(sed -n 's/.*linux-image-.*_\(.*\)_amd64.deb/\1/p' \
-	< <(ls "$CACHE/kernels/$suite/$KABI/debs/") | head -n 1)
+{ read -r srcver; read -r src; } < <("$here/fetch-linux-source.sh" "$suite")
 key=$srcver-$(sha256sum <"$frag" | cut -c1-12)
 out=$CACHE/debug-kernel/$key
 if [ -e "$out/kernel.env" ]; then
@@ -30,20 +24,7 @@ if [ -e "$out/kernel.env" ]; then
 	exit 0
 fi
 
-echo "build-debug-kernel: building $srcpkg $srcver ($key), ~20 min at -j2" >&2
-debs=$CACHE/debs
-$apt download "$debs" "$srcpkg=$srcver"
-src=$CACHE/debug-kernel/src-$srcver
-if [ ! -e "$src/.unpacked" ]; then
-	rm -rf "$src" "$src.x"
-	mkdir -p "$src.x"
-	dpkg -x "$debs/${srcpkg}_${srcver}_all.deb" "$src.x"
-	mkdir -p "$src"
-	tar -C "$src" --strip-components=1 -xaf "$src.x"/usr/src/"$srcpkg".tar.*
-	rm -rf "$src.x"
-	touch "$src/.unpacked"
-fi
-
+echo "build-debug-kernel: building linux-source $srcver ($key), ~20 min at -j2" >&2
 build=$out
 mkdir -p "$build"
 make -s -C "$src" O="$build" defconfig kvm_guest.config >&2

@@ -19,6 +19,11 @@ CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
 # shellcheck disable=SC1090
 . "${1:?kernel env}"
 
+# User-Mode Linux (build-uml-kernel.sh): kbuild takes the architecture from
+# the environment, for the probes as for the build.
+if [ -n "${KARCH:-}" ]; then
+	export ARCH=$KARCH SUBARCH=x86_64
+fi
 case $KSUITE in
 trixie|sid)
 	croot=$("$here/build-chroot.sh" "$KSUITE" "$1")

@@ -11,6 +11,8 @@
 #               the module built in a trixie chroot, ~2 min to create once)
 #   bullseye    the smoke subset on bullseye's kernel (5.10)
 #   sid         the smoke subset on sid's kernel (7.2, built in a sid chroot)
+#   uml         the smoke subset and the native-rate cases on User-Mode Linux
+#               (bookworm's source, one CPU, natively: build-uml-kernel.sh)
 #   compat      what the four kernels did, compared (check-compat.sh)
 #   debug       the same scenarios plus leak/lock checks, fault injection
 #               and the netlink fuzzer on the debug kernel (KASAN,
@@ -35,7 +37,7 @@ set -uo pipefail
 here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$here")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
-tiers=${KTGEN_TIERS:-unit uapi checkpatch vm trixie bullseye sid compat debug}
+tiers=${KTGEN_TIERS:-unit uapi checkpatch vm trixie bullseye sid uml compat debug}
 passed=0 failed=0 skipped=0
 failures=() notrun=() timing=()
 start=$(date +%s)
@@ -132,6 +134,12 @@ if has_tier debug; then
 	dbg_pid=$!
 fi
 
+# The User-Mode Linux kernel (~4 min), the same way.
+if has_tier uml; then
+	nice -n 19 ionice -c 3 "$here/build-uml-kernel.sh" >"$CACHE/uml-kernel.log" 2>&1 &
+	uml_pid=$!
+fi
+
 has_tier unit && run_tier unit make -s -C "$top/tools" check
 has_tier uapi && run_tier uapi "$here/check-uapi.sh"
 has_tier checkpatch && run_tier checkpatch checkpatch_ktap
@@ -139,6 +147,25 @@ has_tier vm && KTGEN_ROTATION=$rot KTGEN_DEFER_OWED=$defer run_tier vm "$here/vm
 has_tier trixie && run_tier trixie "$here/vm-suite.sh" --smoke trixie
 has_tier bullseye && run_tier bullseye "$here/vm-suite.sh" --smoke bullseye
 has_tier sid && run_tier sid "$here/vm-suite.sh" --smoke sid
+# The native lane: its kernel built, then booted once with nothing to do,
+# so that a host where User-Mode Linux cannot run at all (no ptrace, say)
+# says so as a skip, not as every case failed.
+if has_tier uml; then
+	if ! wait "$uml_pid"; then
+		tail -n 30 "$CACHE/uml-kernel.log" | sed 's/^/# /'
+		echo "not ok - uml # the User-Mode Linux kernel did not build"
+		failures+=("uml: the User-Mode Linux kernel did not build")
+		failed=$((failed + 1))
+	elif ! "$here/uml-run.sh" -k "$(tail -n 1 "$CACHE/uml-kernel.log")" -t 120 \
+		-o "$CACHE/runs/uml-boot" -- true >/dev/null 2>&1; then
+		tail -n 20 "$CACHE/runs/uml-boot/console.log" | sed 's/^/# /'
+		echo "ok - uml # SKIP User-Mode Linux does not boot on this host (console above)"
+		notrun+=("uml: the whole lane (User-Mode Linux does not boot on this host)")
+		skipped=$((skipped + 1))
+	else
+		run_tier uml "$here/vm-suite.sh" --smoke bookworm-uml
+	fi
+fi
 # The full bookworm run recorded its smoke cases too.
 if has_tier compat; then
 	runs=()

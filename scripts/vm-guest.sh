@@ -17,14 +17,21 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mkdir -p /run/netns
 
-kver=$(sed -n 's/.*ktgvm\.kver=\([^ ]*\).*/\1/p' /proc/cmdline)
-# The kernel's modules, writable so tests can install ktgen.ko and depmod.
-mkdir -p /run/modules.lower /run/modules.rw/upper /run/modules.rw/work "/lib/modules/$kver"
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro modules /run/modules.lower
+arg() { sed -n "s/.*ktgvm\\.$1=\\([^ ]*\\).*/\\1/p" /proc/cmdline; }
+kver=$(arg kver)
+# The kernel's modules, writable so tests can install ktgen.ko and depmod,
+# and the host's output directory: 9p under QEMU, hostfs under User-Mode
+# Linux (uml-run.sh names the host paths).
+mkdir -p /run/modules.lower /run/modules.rw/upper /run/modules.rw/work "/lib/modules/$kver" /mnt/out
+if [ -n "$(arg moddir)" ]; then
+	mount -r -t hostfs -o "$(arg moddir)" modules /run/modules.lower
+	mount -t hostfs -o "$(arg out)" out /mnt/out
+else
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro modules /run/modules.lower
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /mnt/out
+fi
 mount -t overlay -o lowerdir=/run/modules.lower,upperdir=/run/modules.rw/upper,workdir=/run/modules.rw/work \
 	modules "/lib/modules/$kver"
-mkdir -p /mnt/out
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 out /mnt/out
 
 hostname ktgen-vm
 ip link set lo up

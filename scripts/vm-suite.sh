@@ -3,9 +3,10 @@
 #
 # vm-suite.sh [--smoke] LANE [CASE-REGEX]: build ktgen.ko for LANE's kernel
 # (W=1, warning-free) and run the KTAP scenarios of tests/vm in a VM on it.
-# LANE is a Debian suite (bullseye, bookworm, trixie, sid) or SUITE-debug
-# for the debug-kernel build of it; --smoke runs the subset every kernel
-# lane runs (check-compat). Prints KTAP and a "LANE: N passed, N failed"
+# LANE is a Debian suite (bullseye, bookworm, trixie, sid), SUITE-debug
+# for the debug-kernel build of it or SUITE-uml for its User-Mode Linux
+# build (build-uml-kernel.sh, booted by uml-run.sh); --smoke runs the
+# subset every kernel lane runs (check-compat). Prints KTAP and a "LANE: N passed, N failed"
 # line; a case that never ran (guest crash, timeout) counts as failed. The
 # run's console, KTAP and record (what check-compat compares) stay in
 # $KTGEN_CACHE/runs/LANE[-smoke].
@@ -24,10 +25,17 @@ filter=${2:-}
 
 case $lane in
 *-debug) kenv=$("$here/build-debug-kernel.sh" "${lane%-debug}") ;;
+*-uml) kenv=$("$here/build-uml-kernel.sh" "${lane%-uml}") ;;
 *) kenv=$("$here/fetch-kernel.sh" "$lane") ;;
 esac
 # shellcheck disable=SC1090
 . "$kenv"
+# A User-Mode Linux kernel (the native-speed lane) boots as a host
+# process, through the same guest script.
+# ASan's shadow does not fit a UML process's address space (its runtime
+# cannot map it), so there the cases run the plain CLI.
+boot=$here/vm-run.sh cli=$top/tools/build/san/ktgen
+[ -n "${UML:-}" ] && boot=$here/uml-run.sh cli=$top/tools/ktgen
 ko=$("$here/build-module.sh" "$kenv")
 # The CLI the cases run is built with ASan and UBSan; its reports go to
 # files the guest's run.sh looks for after each case (a report fails it).
@@ -49,7 +57,7 @@ scale=1
 budget=${KTGEN_CASE_BUDGET:-}
 # The plan: with a budget, each case's cost and whether this turn of the
 # rotation owes it (run.sh).
-mapfile -t plan < <(KTGEN_SMOKE=$smoke KTGEN_TIME_SCALE=$scale KTGEN_CASE_BUDGET="$budget" \
+mapfile -t plan < <(KTGEN_SMOKE=$smoke KTGEN_UML=${UML:+1} KTGEN_TIME_SCALE=$scale KTGEN_CASE_BUDGET="$budget" \
 	KTGEN_ROTATION="${KTGEN_ROTATION:-0}" "$top/tests/vm/run.sh" --list "$filter")
 cases=("${plan[@]%% *}")
 owed=$(printf '%s\n' "${plan[@]}" | awk '$3 == "owed" { n++; s += $2 } END { printf "%d cases, ~%d s", n, s }')
@@ -83,13 +91,13 @@ for attempt in 1 2; do
 		[ $limit -gt $want ] && limit=$want
 		hard=$((limit - 240))
 	fi
-	KTGEN_VM_QUIET=${KTGEN_VM_QUIET-1} "$here/vm-run.sh" -k "$kenv" -o "$out" -t $limit -- \
-		env KTGEN="$top/tools/build/san/ktgen" KTGEN_KO="$ko" KTGEN_NLRAW="$top/tests/build/nlraw" \
+	KTGEN_VM_QUIET=${KTGEN_VM_QUIET-1} "$boot" -k "$kenv" -o "$out" -t $limit -- \
+		env KTGEN="$cli" KTGEN_KO="$ko" KTGEN_NLRAW="$top/tests/build/nlraw" \
 		ASAN_OPTIONS="log_path=/tmp/ktgen-san/asan:exitcode=86:detect_leaks=0" \
 		UBSAN_OPTIONS="log_path=/tmp/ktgen-san/ubsan:halt_on_error=1:exitcode=86:print_stacktrace=1" \
 		LSAN_OPTIONS="exitcode=86" \
 		KTGEN_NLFAULT="$top/tests/build/nlfault" KTGEN_NLFUZZ="$top/tests/build/nlfuzz" \
-		KTGEN_TIME_SCALE=$scale KTGEN_SMOKE=$smoke KTGEN_KTAP=/mnt/out/ktap \
+		KTGEN_TIME_SCALE=$scale KTGEN_SMOKE=$smoke KTGEN_UML=${UML:+1} KTGEN_KTAP=/mnt/out/ktap \
 		KTGEN_CASE_BUDGET="$budget" KTGEN_CASE_HARD="$hard" KTGEN_ROTATION="${KTGEN_ROTATION:-0}" \
 		KTGEN_DEFER_OWED="${KTGEN_DEFER_OWED:-}" \
 		KTGEN_SSHD_ROOT="$sshd_root" KTGEN_PEER_RECIPES="${KTGEN_PEER_RECIPES:-}" \

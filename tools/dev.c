@@ -709,8 +709,11 @@ static int want_chan(struct knob *k, const char *arg)
 
 /* --- XPS and RPS: per-queue CPU masks in sysfs ------------------------- */
 
-/* The queues of a kind ("tx", "rx") the device has in sysfs. */
-static int queue_count(const struct knob *k, const char *kind)
+/* The queues of a kind ("tx", "rx") the device has in sysfs; @say: why
+ * there are none. A kernel without RPS (CONFIG_RPS needs SMP: User-Mode
+ * Linux, say) has no rx queues there.
+ */
+static int queue_count(const struct knob *k, const char *kind, bool say)
 {
 	char path[128];
 	int n;
@@ -720,9 +723,13 @@ static int queue_count(const struct knob *k, const char *kind)
 		if (access(path, F_OK))
 			break;
 	}
-	if (!n)
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", k->ifname);
+	if (!n && say && access(path, F_OK))
 		fprintf(stderr, "Error: %s: no %s queues in /sys/class/net (no such device?)\n",
 			k->ifname, kind);
+	else if (!n && say)
+		fprintf(stderr, "Error: %s: no %s queues in /sys/class/net: %s\n", k->ifname, kind,
+			strcmp(kind, "rx") ? "none in sysfs" : "this kernel has no RPS (CONFIG_RPS)");
 	return n;
 }
 
@@ -795,7 +802,7 @@ static int read_cpus(const struct knob *k, const char *path, bool hex, uint8_t *
 /* "q0=0-1 q1=2 q2=none": each queue's CPUs. */
 static int queues_get(const struct knob *k, char *val, size_t len)
 {
-	int q, nq = queue_count(k, !strcmp(k->type->kw, "xps") ? "tx" : "rx");
+	int q, nq = queue_count(k, !strcmp(k->type->kw, "xps") ? "tx" : "rx", true);
 	uint8_t mask[KTG_CPUMASK_BYTES];
 	char path[160], fmt[64], list[KTG_CPULIST_LEN];
 	size_t n = 0;
@@ -926,7 +933,7 @@ static int queues_resolve(struct knob *k)
 	} else {
 		return 0;	/* already per queue */
 	}
-	nq = queue_count(k, xps ? "tx" : "rx");
+	nq = queue_count(k, xps ? "tx" : "rx", true);
 	if (!nq)
 		return -1;
 	for (q = 0; q < nq; q++) {
@@ -1802,13 +1809,13 @@ struct dev_snap *dev_snap_read(const char *ifname, const char *netns)
 	snprintf(k->netns, sizeof(k->netns), "%s", netns ? netns : "");
 	snprintf(s->ifname, sizeof(s->ifname), "%s", k->ifname);
 	snprintf(s->netns, sizeof(s->netns), "%s", k->netns);
-	if (in_ns(k) || !(s->tx_queues = queue_count(k, "tx"))) {
+	if (in_ns(k) || !(s->tx_queues = queue_count(k, "tx", true))) {
 		ns_home();
 		free(k);
 		free(s);
 		return NULL;
 	}
-	s->rx_queues = queue_count(k, "rx");
+	s->rx_queues = queue_count(k, "rx", false);
 	snap_driver(s);
 	s->carrier = carrier_up(k);
 	for (i = 0; i < 2; i++)

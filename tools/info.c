@@ -72,7 +72,7 @@ static int info_cb(const struct nlmsghdr *nlh, void *data)
 		     ENUM_NAME(page_send_names, send));
 	print_bool(PRINT_JSON, "pmu", NULL, pmu);
 	print_string(PRINT_TEXT, NULL, "  cpu cost:     %s\n",
-		     pmu ? "pmu cycles" : "busy time (no PMU: cycles estimated)");
+		     pmu ? "pmu cycles" : "busy time (no PMU)");
 	print_enum(tb[KTGEN_A_INFO_SPLICE_SELFTEST], "splice_selftest",
 		   "  splice test:  tcp %s", splice_names, SPLICE_NAMES);
 	print_enum(tb[KTGEN_A_INFO_SPLICE_SELFTEST_UDP], "splice_selftest_udp",

@@ -6,17 +6,18 @@
 # [TAG...]`: "nodebug" keeps a case out of the debug lane (what it needs
 # cannot happen at that kernel's speed: the reason is beside the case),
 # "smoke" puts it in the subset every kernel lane runs (KTGEN_SMOKE=1:
-# check-compat), "core" makes it one the debug lane runs in every make
-# check whatever its budget (KTGEN_CASE_BUDGET: the riskiest paths, where
-# a sanitizer most needs to look: the fuzzer, fault injection, user
-# memory, request/response, teardown races; the others take turns, see
-# run.sh), "final" runs it last and always (what the whole suite left
-# behind), "full" keeps it in the stock lane of every make check (its
-# debug run covers less: run.sh); a case runs in its own bash
-# under `set -e`, fails on a non-zero status, is skipped only through
-# skip() (which leaves a mark: a status alone never means SKIP, since 4 is
-# also ktgen's exit code for an infrastructure failure), and fails whenever
-# the kernel reported anything while it ran.
+# check-compat), "native" in the User-Mode Linux lane only (KTGEN_UML=1:
+# rates TCG cannot reach; with the smoke subset there), "core" makes it one
+# the debug lane runs in every make check whatever its budget
+# (KTGEN_CASE_BUDGET: the riskiest paths, where a sanitizer most needs to
+# look: the fuzzer, fault injection, user memory, request/response, teardown
+# races; the others take turns, see run.sh), "final" runs it last and always
+# (what the whole suite left behind), "full" keeps it in the stock lane of
+# every make check (its debug run covers less: run.sh); a case runs in its
+# own bash under `set -e`, fails on a non-zero status, is skipped only
+# through skip() (which leaves a mark: a status alone never means SKIP,
+# since 4 is also ktgen's exit code for an infrastructure failure), and
+# fails whenever the kernel reported anything while it ran.
 
 KSFT_PASS=0
 KSFT_FAIL=1
@@ -38,7 +39,9 @@ case_add()
 	local tags=" ${*:4} "
 
 	[[ $tags == *" nodebug "* ]] && [ "$KTGEN_TIME_SCALE" -gt 1 ] && return 0
-	[ -n "${KTGEN_SMOKE:-}" ] && [[ $tags != *" smoke "* ]] && return 0
+	[[ $tags == *" native "* ]] && [ -z "${KTGEN_UML:-}" ] && return 0
+	[ -n "${KTGEN_SMOKE:-}" ] && [[ $tags != *" smoke "* ]] && [[ $tags != *" native "* ]] &&
+		return 0
 	CASES+=("$1")
 	CASE_FN[$1]=$2
 	CASE_TIMEOUT[$1]=${3:-60}
@@ -101,6 +104,13 @@ slowwait()
 		[ "$(date +%s)" -lt $deadline ] || return 1
 		sleep 0.1
 	done
+}
+
+# User-Mode Linux (the native-speed lane, uml-run.sh): one CPU, real
+# caches, no PMU, no kprobes and no non-temporal copy.
+uml()
+{
+	grep -q '^vendor_id.*User Mode Linux' /proc/cpuinfo
 }
 
 module_loaded()

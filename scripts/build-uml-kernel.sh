@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# build-uml-kernel.sh [SUITE]
+#
+# Build the User-Mode Linux kernel of the native-speed lane from Debian's
+# linux-source of SUITE's stock kernel (default bookworm), ARCH=um x86_64,
+# configured with scripts/uml-kernel.config. Debian's user-mode-linux
+# package ships the binary but no build tree, and the module needs one. The
+# result is cached under $KTGEN_CACHE/uml-kernel/VERSION-HASH, keyed by the
+# source version and the fragment; prints its kernel.env
+# (KVER, UML: the binary, MODDIR, KDIR, KARCH=um). ~4 min at -j2.
+set -euo pipefail
+
+here=$(dirname "$(readlink -f "$0")")
+CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
+suite=${1:-bookworm}
+frag=$here/uml-kernel.config
+
+{ read -r srcver; read -r src; } < <("$here/fetch-linux-source.sh" "$suite")
+key=$srcver-$(sha256sum <"$frag" | cut -c1-12)
+out=$CACHE/uml-kernel/$key
+if [ -e "$out/kernel.env" ]; then
+	echo "$out/kernel.env"
+	exit 0
+fi
+
+echo "build-uml-kernel: building linux-source $srcver ARCH=um ($key), ~4 min at -j2" >&2
+build=$out
+mkdir -p "$build"
+mk() { make -s -C "$src" O="$build" ARCH=um SUBARCH=x86_64 "$@"; }
+mk defconfig >&2
+"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "$frag" >/dev/null
+mk olddefconfig >&2
+
+bad=0
+while read -r line; do
+	case $line in
+	CONFIG_*=*)
+		grep -qx "$line" "$build/.config" || { echo "missing: $line" >&2; bad=1; } ;;
+	"# CONFIG_"*" is not set")
+		opt=${line#\# }; opt=${opt%% *}
+		! grep -q "^$opt=" "$build/.config" || { echo "still set: $opt" >&2; bad=1; } ;;
+	esac
+done <"$frag"
+[ $bad = 0 ] || { echo "build-uml-kernel: config fragment not honoured" >&2; exit 1; }
+
+start=$(date +%s)
+make -C "$src" O="$build" ARCH=um SUBARCH=x86_64 -j"$(nproc)" LOCALVERSION=-ktgen-uml \
+	linux modules >"$build/build.log" 2>&1 ||
+	{ tail -n 40 "$build/build.log" >&2; exit 1; }
+kver=$(cat "$build/include/config/kernel.release")
+mods=$build/modroot
+rm -rf "$mods"
+mk INSTALL_MOD_PATH="$mods" modules_install >&2
+depmod -b "$mods" "$kver"
+echo "build-uml-kernel: built in $(( $(date +%s) - start )) s" >&2
+
+cat >"$build/kernel.env.tmp" <<EOT
+KSUITE=$suite-uml
+KABI=$key
+KVER=$kver
+UML=$build/linux
+MODDIR=$mods/lib/modules/$kver
+KDIR=$build
+KARCH=um
+EOT
+mv "$build/kernel.env.tmp" "$build/kernel.env"
+echo "$out/kernel.env"
