@@ -114,6 +114,7 @@ struct ktg_worker {
 	struct hrtimer		timer;	/* kicks it at a time (open loop) */
 	u64			busy_poll_ns;	/* spins this long before sleeping */
 	ktime_t			idle_since;	/* 0: it did something last pass */
+	u32			poll_us;	/* ktg_worker_poll()'s last wait */
 };
 
 void ktg_worker_init(struct ktg_worker *w, void *owner);
@@ -124,6 +125,7 @@ void ktg_worker_unstick(struct ktg_worker *w, unsigned long grace);
 void ktg_worker_kick(struct ktg_worker *w);
 void ktg_worker_sleep(struct ktg_worker *w, long timeout);
 void ktg_worker_idle(struct ktg_worker *w, bool busy, long timeout);
+void ktg_worker_poll(struct ktg_worker *w, bool busy);
 void ktg_worker_park(void);
 void ktg_worker_wake_at(struct ktg_worker *w, ktime_t t);
 

@@ -106,11 +106,13 @@ static int ktg_run_worker(void *arg)
 			break;
 		}
 		/* Woken by write space, data or a state change; a short
-		 * timeout bounds how late a time limit is noticed, and
-		 * staging pages come back without any wake-up.
+		 * timeout bounds how late a time limit is noticed. Staging
+		 * pages come back without any wake-up: polled for.
 		 */
-		if (active)
-			ktg_worker_idle(w, busy, blocked ? 1 : max(HZ / 100, 1));
+		if (active && blocked)
+			ktg_worker_poll(w, busy);
+		else if (active)
+			ktg_worker_idle(w, busy, max(HZ / 100, 1));
 	} while (active && !kthread_should_stop());
 
 	if (atomic_dec_and_test(&run->workers_left))
