@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-uml-kernel.sh [SUITE]
+# build-uml-kernel.sh [--debug] [SUITE]
 #
 # Build the User-Mode Linux kernel of the native-speed lane from Debian's
 # linux-source of SUITE's stock kernel (default bookworm), ARCH=um x86_64,
@@ -10,15 +10,23 @@
 # result is cached under $KTGEN_CACHE/uml-kernel/VERSION-HASH, keyed by the
 # source version and the fragment; prints its kernel.env
 # (KVER, UML: the binary, MODDIR, KDIR, KARCH=um). ~4 min at -j2.
+# --debug: uml-debug-kernel.config over it (KASAN, lockdep, kmemleak, fault
+# injection; KDEBUG=1 in its kernel.env).
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
+debug=
+if [ "${1:-}" = --debug ]; then
+	debug=1
+	shift
+fi
 suite=${1:-bookworm}
-frag=$here/uml-kernel.config
+frags=("$here/uml-kernel.config")
+[ -n "$debug" ] && frags+=("$here/uml-debug-kernel.config")
 
 { read -r srcver; read -r src; } < <("$here/fetch-linux-source.sh" "$suite")
-key=$srcver-$(sha256sum <"$frag" | cut -c1-12)
+key=$srcver-$(cat "${frags[@]}" | sha256sum | cut -c1-12)
 out=$CACHE/uml-kernel/$key
 if [ -e "$out/kernel.env" ]; then
 	echo "$out/kernel.env"
@@ -30,7 +38,7 @@ build=$out
 mkdir -p "$build"
 mk() { make -s -C "$src" O="$build" ARCH=um SUBARCH=x86_64 "$@"; }
 mk defconfig >&2
-"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "$frag" >/dev/null
+"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${frags[@]}" >/dev/null
 mk olddefconfig >&2
 
 bad=0
@@ -42,11 +50,11 @@ while read -r line; do
 		opt=${line#\# }; opt=${opt%% *}
 		! grep -q "^$opt=" "$build/.config" || { echo "still set: $opt" >&2; bad=1; } ;;
 	esac
-done <"$frag"
+done < <(cat "${frags[@]}")
 [ $bad = 0 ] || { echo "build-uml-kernel: config fragment not honoured" >&2; exit 1; }
 
 start=$(date +%s)
-make -C "$src" O="$build" ARCH=um SUBARCH=x86_64 -j"$(nproc)" LOCALVERSION=-ktgen-uml \
+make -C "$src" O="$build" ARCH=um SUBARCH=x86_64 -j"$(nproc)" LOCALVERSION=-ktgen-uml${debug:+-debug} \
 	linux modules >"$build/build.log" 2>&1 ||
 	{ tail -n 40 "$build/build.log" >&2; exit 1; }
 kver=$(cat "$build/include/config/kernel.release")
@@ -57,13 +65,14 @@ depmod -b "$mods" "$kver"
 echo "build-uml-kernel: built in $(( $(date +%s) - start )) s" >&2
 
 cat >"$build/kernel.env.tmp" <<EOT
-KSUITE=$suite-uml
+KSUITE=$suite-uml${debug:+-debug}
 KABI=$key
 KVER=$kver
 UML=$build/linux
 MODDIR=$mods/lib/modules/$kver
 KDIR=$build
 KARCH=um
+${debug:+KDEBUG=1}
 EOT
 mv "$build/kernel.env.tmp" "$build/kernel.env"
 echo "$out/kernel.env"

@@ -4,9 +4,10 @@
 # vm-suite.sh [--smoke] LANE [CASE-REGEX]: build ktgen.ko for LANE's kernel
 # (W=1, warning-free) and run the KTAP scenarios of tests/vm in a VM on it.
 # LANE is a Debian suite (bullseye, bookworm, trixie, sid), SUITE-debug
-# for the debug-kernel build of it or SUITE-uml for its User-Mode Linux
-# build (build-uml-kernel.sh, booted by uml-run.sh); --smoke runs the
-# subset every kernel lane runs (check-compat). Prints KTAP and a "LANE: N passed, N failed"
+# for the debug-kernel build of it, SUITE-uml for its User-Mode Linux
+# build (build-uml-kernel.sh, booted by uml-run.sh) and SUITE-uml-debug for
+# that build with the debug options; --smoke runs the subset every kernel
+# lane runs (check-compat). Prints KTAP and a "LANE: N passed, N failed"
 # line; a case that never ran (guest crash, timeout) counts as failed. The
 # run's console, KTAP and record (what check-compat compares) stay in
 # $KTGEN_CACHE/runs/LANE[-smoke].
@@ -24,6 +25,7 @@ lane=${1:?lane}
 filter=${2:-}
 
 case $lane in
+*-uml-debug) kenv=$("$here/build-uml-kernel.sh" --debug "${lane%-uml-debug}") ;;
 *-debug) kenv=$("$here/build-debug-kernel.sh" "${lane%-debug}") ;;
 *-uml) kenv=$("$here/build-uml-kernel.sh" "${lane%-uml}") ;;
 *) kenv=$("$here/fetch-kernel.sh" "$lane") ;;

@@ -113,6 +113,35 @@ uml()
 	grep -q '^vendor_id.*User Mode Linux' /proc/cpuinfo
 }
 
+# What a case needs of the kernel it runs on, or a skip that says what is
+# missing (User-Mode Linux has one CPU, no RPS or XPS in sysfs, no perf
+# events and no kprobes: such cases are the TCG lanes' only).
+need_cpus()
+{
+	[ "$(nproc)" -ge "$1" ] || skip "needs $1 CPUs, this kernel has $(nproc)"
+}
+
+need_rps()
+{
+	[ -e /sys/class/net/lo/queues/rx-0 ] || skip "this kernel has no RPS (CONFIG_RPS: SMP only)"
+}
+
+# not_on_uml REASON: what User-Mode Linux does differently, by design.
+not_on_uml()
+{
+	! uml || skip "not on User-Mode Linux: $*"
+}
+
+need_kprobes()
+{
+	grep -qw register_kprobe /proc/kallsyms || skip "this kernel has no kprobes"
+}
+
+need_perf()
+{
+	[ -e /proc/sys/kernel/perf_event_paranoid ] || skip "this kernel has no perf events"
+}
+
 module_loaded()
 {
 	[ -d /sys/module/ktgen ]

@@ -151,6 +151,21 @@ static void kmsg_skip(void)
 		lseek(kmsg_fd, 0, SEEK_END);
 }
 
+/* A word of a stack dump the unwinder only found on the stack: "? name"
+ * (x86) or "[<address>] ? name" (User-Mode Linux).
+ */
+static bool stale_frame(const char *line)
+{
+	line += strspn(line, " ");
+	if (line[0] == '[' && line[1] == '<') {
+		line = strstr(line, ">]");
+		if (!line)
+			return false;
+		line += 2 + strspn(line + 2, " ");
+	}
+	return !strncmp(line, "? ", 2);
+}
+
 /* After an attempt: whether the injected failure's stack ran through the
  * module, its first frame there in @frame.
  */
@@ -175,10 +190,10 @@ static bool kmsg_ktgen_stack(char *frame, size_t len)
 		if (strstr(msg, "FAULT_INJECTION: forcing a failure"))
 			in_dump = true;
 		/* "? " marks a word the unwinder found on the stack, not a
-		 * frame: a stale return address.
+		 * frame: a stale return address. x86 prints it first, User-
+		 * Mode Linux after the address ("[<6003d350>] ? name").
 		 */
-		else if (in_dump && !found && strstr(msg, "[ktgen]") &&
-			 strncmp(msg + strspn(msg, " "), "? ", 2)) {
+		else if (in_dump && !found && strstr(msg, "[ktgen]") && !stale_frame(msg)) {
 			found = true;
 			snprintf(frame, len, "%s", msg + strspn(msg, " "));
 		}

@@ -67,6 +67,7 @@ t_dev_knobs()
 {
 	local fixed out c0 c1
 
+	need_rps
 	load_module
 	NIC_IPV6=0 nic_pair
 	knob_flip "$NS_A" ktn0 "feature tx-nocache-copy on" "$(ethtool_feature ktn0 tx-nocache-copy)" on
@@ -301,6 +302,7 @@ t_dev_run()
 {
 	local knobs orig during doc pid sig c0 c1
 
+	need_rps
 	load_module
 	NIC_IPV6=0 nic_pair
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5240 rx verify >/dev/null

@@ -258,6 +258,7 @@ udp_matrix()
 # (verify would see the overwritten bytes).
 t_udp_stage_ring()
 {
+	need_cpus 2
 	load_module
 	$KTGEN sink add udp port 5290 rx verify rcvbuf 64M cpus 1 >/dev/null
 	$KTGEN -j run udp_stream to 127.0.0.1 port 5290 msgs 2000 size 60000 tx cached cpus 0 |
@@ -383,6 +384,7 @@ case_add verify_detects t_verify_detects 60
 
 t_many_flows()
 {
+	need_cpus 2
 	load_module
 	$KTGEN sink add tcp port 5400 rx discard cpus 0-1 >/dev/null
 	$KTGEN -j run tcp_stream to 127.0.0.1 port 5400 flows 64 cpus 0-1 bytes 16M tx cached |
@@ -410,6 +412,7 @@ t_sink_apart()
 {
 	local id idle busy mb=128
 
+	need_cpus 2
 	# enough reading for a fair count of ticks: a fast kernel reads 32M in 4
 	[ "$KTGEN_TIME_SCALE" -gt 1 ] && mb=32
 	load_module

@@ -11,6 +11,7 @@ t_examples()
 {
 	local ex out rc want
 
+	need_cpus 2
 	load_module
 	for ex in "$KTGEN_TOP"/examples/0*.sh; do
 		rc=0

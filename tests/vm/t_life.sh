@@ -70,6 +70,7 @@ t_life_sink_del_flowing()
 {
 	local doc id rc=0 left
 
+	need_cpus 2
 	load_module
 	veth_pair
 	id=$(ip netns exec "$NS_B" $KTGEN -j sink add tcp port 7001 rx verify cpus 0,1 |
@@ -419,6 +420,7 @@ t_life_user_stall()
 {
 	local pid rpid id t0 ms st out owner
 
+	not_on_uml "a task's wchan is where UML switched it (block_signals), not where it waits"
 	# (the sysctl is there only with CONFIG_USERFAULTFD: the debug kernel
 	# has none)
 	[ -e /proc/sys/vm/unprivileged_userfaultfd ] ||
@@ -490,6 +492,7 @@ case_add life_user_stall t_life_user_stall 180
 # holds them all while they connect at once.)
 t_life_flows_max()
 {
+	need_cpus 2
 	load_module
 	veth_pair
 	ip netns exec "$NS_B" sysctl -qw net.core.somaxconn=1024

@@ -278,6 +278,8 @@ t_nic_reset()
 {
 	local a docs c0 c1 pid
 
+	# a channel per CPU: with one, there is no channel count to change to
+	need_cpus 2
 	load_module
 	nic_pair
 	a="ip netns exec $NS_A"
@@ -388,6 +390,7 @@ t_nic_ethtool()
 {
 	local e
 
+	need_cpus 2
 	load_module
 	nic_pair
 	e="ip netns exec $NS_B"

@@ -86,6 +86,7 @@ t_rr_200_flows()
 {
 	local docs
 
+	need_cpus 2
 	load_module
 	veth_pair
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5320 cpus 0-1 rx copy rr >/dev/null
@@ -292,6 +293,7 @@ t_rr_busy_poll()
 {
 	local run sink s0 s1 r0 r1 t0 t1 doc bp us secs fifo fd plain both tps rbest sbest wins rsum ssum nobp_r nobp_s
 
+	need_cpus 2
 	load_module
 	veth_pair
 	# the start, three windows of 0.5 s and a margin (the debug
