@@ -37,7 +37,7 @@ DKMS_TARBALL	?= ktgen-$(VERSION)-source-only.dkms.tar.gz
 
 .PHONY: all deps module tools kdir-check clean checkpatch uapi check check-unit print-version \
 	check-vm check-debug check-uml check-uapi check-compat demo bench bench-overhead bench-profile \
-	bench-scale bench-rates \
+	bench-scale bench-rates bench-native \
 	install install-tools install-module uninstall uninstall-tools \
 	uninstall-module dkms-tarball
 
@@ -128,6 +128,11 @@ bench-scale: deps
 # side (bench/rates.md).
 bench-rates: deps
 	@scripts/bench-rates.sh
+
+# On User-Mode Linux's real caches: tx paths, rx modes and the virtual
+# NIC's receive styles by service demand, one boot (bench/native.md).
+bench-native: deps
+	@scripts/bench-native.sh
 
 # Installing builds what is missing but never installs build dependencies
 # (make deps): a packaging build has its own.

@@ -150,6 +150,25 @@ static void ktg_rx_add(struct ktg_sink *sink, struct ktg_rx_stats *rx, size_t fi
 /* --- the payload, whatever read it came from --- */
 
 /*
+ * rx touch: read every byte of @data, a word at a time (a byte at a time
+ * cost 4.3x a memcpy of the same bytes on a native CPU: the loop's, not
+ * the memory's); the sum only keeps the loads.
+ */
+static unsigned long ktg_rx_touch(const u8 *data, size_t len)
+{
+	unsigned long sum = 0;
+	size_t i = 0;
+
+	for (; i < len && !IS_ALIGNED((unsigned long)(data + i), sizeof(long)); i++)
+		sum += READ_ONCE(data[i]);
+	for (; i + sizeof(long) <= len; i += sizeof(long))
+		sum += READ_ONCE(*(const unsigned long *)(data + i));
+	for (; i < len; i++)
+		sum += READ_ONCE(data[i]);
+	return sum;
+}
+
+/*
  * Process @len payload bytes at stream offset @off that sit in @data (NULL
  * when the mode reads the skb itself through @seq).
  */
@@ -158,15 +177,11 @@ static void ktg_rx_payload(struct ktg_sink *sink, struct ktg_rx_stats *rx,
 			   struct ktg_worker *w)
 {
 	u64 bad, first = 0;
-	size_t i;
-	u8 sum = 0;
 
 	switch (sink->p.rx_mode) {
 	case KTGEN_RX_MODE_TOUCH:
-		for (i = 0; i < len; i++)
-			sum += READ_ONCE(data[i]);
 		/* keep the loads */
-		WRITE_ONCE(*(u8 *)w->buf, sum);
+		WRITE_ONCE(*(unsigned long *)w->buf, ktg_rx_touch(data, len));
 		break;
 	case KTGEN_RX_MODE_COPY:
 		memcpy(w->buf, data, min_t(size_t, len, KTG_RX_BUF));
