@@ -211,7 +211,9 @@ static int ktg_nl_info_fill(struct sk_buff *msg)
 	    nla_put_u32(msg, KTGEN_A_INFO_SPLICE_SELFTEST_UDP,
 			ktg_splice_selftest_result(KTG_SPLICE_UDP)) ||
 	    nla_put_u32(msg, KTGEN_A_INFO_SPLICE_SELFTEST_UDP6,
-			ktg_splice_selftest_result(KTG_SPLICE_UDP6)))
+			ktg_splice_selftest_result(KTG_SPLICE_UDP6)) ||
+	    nla_put_u8(msg, KTGEN_A_INFO_COPY_PROBE, IS_ENABLED(CONFIG_KPROBES)) ||
+	    nla_put_u32(msg, KTGEN_A_INFO_TSC_KHZ, ktg_tsc_khz()))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -49,14 +49,18 @@ static uint32_t attr_u32(const struct nlattr *a, uint32_t def)
 static int info_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[KTGEN_A_INFO_MAX + 1] = {};
-	uint32_t nocache, send;
-	bool pmu;
+	uint32_t nocache, send, tsc_khz;
+	bool pmu, probe;
 
 	(void)data;
 	mnl_attr_parse(nlh, GENL_HDRLEN, info_attr_cb, tb);
 	nocache = attr_u32(tb[KTGEN_A_INFO_NOCACHE_IMPL], UINT32_MAX);
 	send = attr_u32(tb[KTGEN_A_INFO_PAGE_SEND], UINT32_MAX);
 	pmu = tb[KTGEN_A_INFO_PMU] && mnl_attr_get_u8(tb[KTGEN_A_INFO_PMU]);
+	tsc_khz = attr_u32(tb[KTGEN_A_INFO_TSC_KHZ], 0);
+	probe = tb[KTGEN_A_INFO_COPY_PROBE] && mnl_attr_validate(tb[KTGEN_A_INFO_COPY_PROBE],
+								 MNL_TYPE_U8) >= 0 &&
+		mnl_attr_get_u8(tb[KTGEN_A_INFO_COPY_PROBE]);
 
 	print_open_object(NULL);
 	print_string(PRINT_ANY, "version", "ktgen module %s",
@@ -71,8 +75,13 @@ static int info_cb(const struct nlmsghdr *nlh, void *data)
 	print_string(PRINT_ANY, "page_send", "  page send:    %s\n",
 		     ENUM_NAME(page_send_names, send));
 	print_bool(PRINT_JSON, "pmu", NULL, pmu);
+	print_u64(PRINT_JSON, "tsc_khz", NULL, tsc_khz);
+	print_bool(PRINT_JSON, "copy_probe", NULL, probe);
 	print_string(PRINT_TEXT, NULL, "  cpu cost:     %s\n",
-		     pmu ? "pmu cycles" : "busy time (no PMU)");
+		     pmu ? "pmu cycles" : tsc_khz ? "busy time (no PMU: cycles estimated)" :
+		     "busy time (no PMU, no TSC rate: no cycles)");
+	print_string(PRINT_TEXT, NULL, "  copy probe:   %s\n",
+		     probe ? "available" : "unavailable (no kprobes)");
 	print_enum(tb[KTGEN_A_INFO_SPLICE_SELFTEST], "splice_selftest",
 		   "  splice test:  tcp %s", splice_names, SPLICE_NAMES);
 	print_enum(tb[KTGEN_A_INFO_SPLICE_SELFTEST_UDP], "splice_selftest_udp",

@@ -27,6 +27,8 @@ static const char * const info_names[KTGEN_A_INFO_MAX + 1] = {
 	[KTGEN_A_INFO_SPLICE_SELFTEST]	= "splice-selftest",
 	[KTGEN_A_INFO_SPLICE_SELFTEST_UDP] = "splice-selftest-udp",
 	[KTGEN_A_INFO_SPLICE_SELFTEST_UDP6] = "splice-selftest-udp6",
+	[KTGEN_A_INFO_COPY_PROBE]	= "copy-probe",
+	[KTGEN_A_INFO_TSC_KHZ]		= "tsc-khz",
 };
 
 static const char * const config_names[KTGEN_A_CONFIG_MAX + 1] = {

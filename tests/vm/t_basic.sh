@@ -68,9 +68,17 @@ t_info_text()
 	echo "$out" | grep -q "^ktgen module $(cat /sys/module/ktgen/version) (abi 1) on kernel $(uname -r)$" ||
 		fail "first line wrong"
 	echo "$out" | grep -q "page send: *$(expected_page_send)$" || fail "page send wrong"
-	# The VM has no PMU.
+	# The VM has no PMU; User-Mode Linux no TSC rate and no kprobes.
 	echo "$out" | grep -q "nocache copy: *$(expected_nocache)$" || fail "nocache impl wrong"
-	echo "$out" | grep -q "cpu cost: *busy time" || fail "pmu reported in a VM"
+	if uml; then
+		echo "$out" | grep -q "cpu cost: *busy time (no PMU, no TSC rate: no cycles)$" ||
+			fail "cycles claimed without a TSC rate"
+		echo "$out" | grep -q "copy probe: *unavailable (no kprobes)$" || fail "copy probe"
+	else
+		echo "$out" | grep -q "cpu cost: *busy time (no PMU: cycles estimated)$" ||
+			fail "pmu reported in a VM"
+		echo "$out" | grep -q "copy probe: *available$" || fail "copy probe"
+	fi
 	# The stack kept the page it was handed (checked from its side); a
 	# kernel with MSG_SPLICE_PAGES splices UDP pages too.
 	echo "$out" | grep -q "splice test: *tcp spliced, udp $(expected_udp_splice), udp6 $(expected_udp6_splice) " ||
@@ -93,6 +101,8 @@ t_info_json()
 		d['abi_version'] == 1 and d['kernel'] == '$(uname -r)' and
 		d['page_send'] == '$(expected_page_send)' and
 		d['nocache_impl'] == '$(expected_nocache)' and d['pmu'] is False and
+		d['copy_probe'] is $(uml && echo False || echo True) and
+		(d['tsc_khz'] == 0) is $(uml && echo True || echo False) and
 		d['splice_selftest'] == 'spliced' and
 		d['splice_selftest_udp'] in ('spliced', 'copied') and
 		d['splice_selftest_udp6'] == '$(expected_udp6_splice)'"
