@@ -19,6 +19,11 @@ apt="$here/apt-suite.sh $suite"
 abi=$($apt depends linux-image-amd64 2>/dev/null |
 	sed -n 's/^linux-image-\(.*\)-amd64\(-unsigned\)\?$/\1/p' | head -n 1 || true)
 base=$CACHE/kernels/$suite
+# make check fetches a suite's kernel from several places at once (the
+# debug and UML kernels' builds, a lane): one fetches, the others wait.
+mkdir -p "$base"
+exec 9>"$base/.lock"
+flock 9
 if [ -z "$abi" ]; then
 	if [ -e "$base/current/kernel.env" ]; then
 		echo "$base/current/kernel.env"
