@@ -26,17 +26,10 @@ secs=${2:-2}
 if [ -n "${KTGEN_BENCH_IN_GUEST:-}" ]; then
 	K=$top/tools/ktgen
 	insmod "$KTGEN_KO"
-	for n in a b; do ip netns add "ktn$n"; ip -n "ktn$n" link set lo up; done
-	ip link add kv0 netns ktna type veth peer name kv1 netns ktnb
-	"$K" nic add kn0 peer kn1 netns ktna peer-netns ktnb
-	for l in "kv 10.85.0" "kn 10.86.0"; do
-		read -r d p <<<"$l"
-		ip -n ktna addr add "$p.1/24" dev "${d}0"
-		ip -n ktnb addr add "$p.2/24" dev "${d}1"
-		ip -n ktna link set "${d}0" up
-		ip -n ktnb link set "${d}1" up
-	done
-	sleep 1
+	# shellcheck source=scripts/bench-lib.sh
+	. "$here/bench-lib.sh"
+	bench_veth ktna kv0 10.85.0.1 ktnb kv1 10.85.0.2
+	bench_nic "$K" ktna kn0 10.86.0.1 ktnb kn1 10.86.0.2
 	port=5700
 	for rx in discard copy touch verify; do
 		ip netns exec ktnb "$K" sink add tcp port $((port++)) rx "$rx" >/dev/null

@@ -21,17 +21,10 @@ secs=${1:-5}
 if [ -n "${KTGEN_BENCH_IN_GUEST:-}" ]; then
 	K=$top/tools/ktgen
 	insmod "$KTGEN_KO"
-	for n in a b; do ip netns add "ktr$n"; ip -n "ktr$n" link set lo up; done
-	ip link add kv0 netns ktra type veth peer name kv1 netns ktrb
-	"$K" nic add kn0 peer kn1 netns ktra peer-netns ktrb
-	for l in "kv 10.81.0" "kn 10.82.0"; do
-		read -r d p <<<"$l"
-		ip -n ktra addr add "$p.1/24" dev "${d}0"
-		ip -n ktrb addr add "$p.2/24" dev "${d}1"
-		ip -n ktra link set "${d}0" up
-		ip -n ktrb link set "${d}1" up
-	done
-	sleep 1
+	# shellcheck source=scripts/bench-lib.sh
+	. "$here/bench-lib.sh"
+	bench_veth ktra kv0 10.81.0.1 ktrb kv1 10.81.0.2
+	bench_nic "$K" ktra kn0 10.82.0.1 ktrb kn1 10.82.0.2
 	ip netns exec ktrb "$K" sink add tcp port 5201 rx discard >/dev/null
 	ip netns exec ktrb "$K" sink add udp port 5202 rx discard >/dev/null
 	for link in "veth 10.81.0.2" "nic 10.82.0.2"; do
