@@ -32,17 +32,8 @@ make -s -C "$src" O="$build" defconfig kvm_guest.config >&2
 make -s -C "$src" O="$build" olddefconfig >&2
 
 # Every option the fragment asks for must have survived olddefconfig.
-bad=0
-while read -r line; do
-	case $line in
-	CONFIG_*=*)
-		grep -qx "$line" "$build/.config" || { echo "missing: $line" >&2; bad=1; } ;;
-	"# CONFIG_"*" is not set")
-		opt=${line#\# }; opt=${opt%% *}
-		! grep -q "^$opt=" "$build/.config" || { echo "still set: $opt" >&2; bad=1; } ;;
-	esac
-done <"$frag"
-[ $bad = 0 ] || { echo "build-debug-kernel: config fragment not honoured" >&2; exit 1; }
+"$here/kconfig-check.sh" "$build/.config" "$frag" ||
+	{ echo "build-debug-kernel: config fragment not honoured" >&2; exit 1; }
 
 start=$(date +%s)
 make -C "$src" O="$build" -j"$(nproc)" LOCALVERSION=-ktgen-debug bzImage modules >"$build/build.log" 2>&1 ||

@@ -41,17 +41,8 @@ mk defconfig >&2
 "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${frags[@]}" >/dev/null
 mk olddefconfig >&2
 
-bad=0
-while read -r line; do
-	case $line in
-	CONFIG_*=*)
-		grep -qx "$line" "$build/.config" || { echo "missing: $line" >&2; bad=1; } ;;
-	"# CONFIG_"*" is not set")
-		opt=${line#\# }; opt=${opt%% *}
-		! grep -q "^$opt=" "$build/.config" || { echo "still set: $opt" >&2; bad=1; } ;;
-	esac
-done < <(cat "${frags[@]}")
-[ $bad = 0 ] || { echo "build-uml-kernel: config fragment not honoured" >&2; exit 1; }
+"$here/kconfig-check.sh" "$build/.config" "${frags[@]}" ||
+	{ echo "build-uml-kernel: config fragment not honoured" >&2; exit 1; }
 
 start=$(date +%s)
 make -C "$src" O="$build" ARCH=um SUBARCH=x86_64 -j"$(nproc)" LOCALVERSION=-ktgen-uml${debug:+-debug} \

@@ -6,18 +6,7 @@
 # Gbit/s where TCG runs it at 1-5. What must hold there: 64-bit counts past
 # every 32-bit edge with every byte checked, UDP's sums exact at half a
 # million datagrams a second, a thousand flows adding up, intervals tiling
-# a run at that rate.
-
-native_pair()
-{
-	NS_A=$(netns_add a)
-	NS_B=$(netns_add b)
-	ip link add knv0 netns "$NS_A" type veth peer name knv1 netns "$NS_B"
-	ip -n "$NS_A" addr add 10.83.0.1/24 dev knv0
-	ip -n "$NS_B" addr add 10.83.0.2/24 dev knv1
-	ip -n "$NS_A" link set knv0 up
-	ip -n "$NS_B" link set knv1 up
-}
+# a run at that rate. Over t_engine.sh's veth pair.
 
 # 6 GiB in one flow, each copy path: sent, acknowledged (TCP's 64-bit
 # bytes_acked) and received agree. The staged paths (cached, nocache:
@@ -27,13 +16,13 @@ t_native_6g_verify()
 	local tx port
 
 	load_module
-	native_pair
+	veth_pair
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 6500 rx discard >/dev/null
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 6504 rx verify >/dev/null
 	for tx in stack cached nocache zerocopy; do
 		port=6500
 		[ "$tx" = cached ] || [ "$tx" = nocache ] && port=6504
-		ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.83.0.2 port $port \
+		ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port $port \
 			bytes 6G tx "$tx" | json_check "
 			d['state'] == 'done' and d['tx']['bytes'] == 6 << 30 and
 			d['tx']['acked'] == 6 << 30 and d['rx']['bytes'] == 6 << 30 and
@@ -51,10 +40,10 @@ t_native_udp_exact()
 	local size
 
 	load_module
-	native_pair
+	veth_pair
 	ip netns exec "$NS_B" $KTGEN sink add udp port 6501 rx verify >/dev/null
 	for size in 1400 64; do
-		ip netns exec "$NS_A" $KTGEN -j run udp_stream to 10.83.0.2 port 6501 \
+		ip netns exec "$NS_A" $KTGEN -j run udp_stream to 10.77.0.2 port 6501 \
 			size "$size" time 2 | json_check "
 			d['state'] == 'done' and d['tx']['msgs'] > 100000 and
 			d['tx']['msgs'] == d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] and
@@ -70,9 +59,9 @@ case_add native_udp_exact t_native_udp_exact 120 native
 t_native_1024_flows()
 {
 	load_module
-	native_pair
+	veth_pair
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 6502 rx discard >/dev/null
-	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.83.0.2 port 6502 \
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 6502 \
 		flows 1024 time 2 tx cached | json_check "
 		d['state'] == 'done' and len(d['per_flow']) == 1024 and
 		all(f['bytes'] > 0 for f in d['per_flow']) and
@@ -89,9 +78,9 @@ case_add native_1024_flows t_native_1024_flows 180 native
 t_native_intervals()
 {
 	load_module
-	native_pair
+	veth_pair
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 6503 rx discard >/dev/null
-	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.83.0.2 port 6503 \
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 6503 \
 		time 3 interval 0.1 | json_check "
 		d['state'] == 'done' and len(d['intervals']) >= 25 and
 		[i['interval'] for i in d['intervals']] == list(range(1, len(d['intervals']) + 1)) and
