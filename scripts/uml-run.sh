@@ -48,8 +48,9 @@ rm -f "$out/exit" "$out/console.log"
 tmp=$(mktemp -d /dev/shm/ktgen-uml.XXXXXX)
 console=$out/console.log
 set +e
-# setsid: the kernel and its guest processes (host processes it traces)
-# form one group that a timeout kills whole.
+# setsid: out of the caller's terminal session, so that its signals reach
+# the kernel only through timeout. UML halts on the SIGTERM and takes its
+# guest processes (host processes it traces) with it: nothing is left.
 TMPDIR=$tmp timeout --foreground -k 10 "$secs" setsid "$UML" \
 	mem="${mem}M" umid="ktgen-$$" uml_dir="$tmp" \
 	root=/dev/root rootfstype=hostfs rootflags=/ ro \
