@@ -23,6 +23,8 @@
 #include <net/netlink.h>
 #include <linux/ktgen.h>
 
+#include "policy.h"
+
 #ifndef KTGEN_VERSION
 #define KTGEN_VERSION "unknown"
 #endif
@@ -164,8 +166,6 @@ void ktg_netlink_exit(void);
  * socket buffers, which tcp_mem and udp_mem bound.
  */
 #define KTG_MEM_BUDGET_DEFAULT	SZ_1G
-#define KTG_MEM_BUDGET_MIN	SZ_1M
-#define KTG_MEM_BUDGET_MAX	(64ULL * SZ_1G)
 int ktg_mem_charge(u64 bytes);
 void ktg_mem_uncharge(u64 bytes);
 u64 ktg_mem_used(void);
@@ -174,7 +174,6 @@ int ktg_mem_set_budget(u64 bytes);
 
 /* Runs and sinks a namespace may hold (module-wide settings). */
 #define KTG_MAX_OBJECTS_DEFAULT	4096
-#define KTG_MAX_OBJECTS		65536
 u32 ktg_max_runs(void);
 u32 ktg_max_sinks(void);
 void ktg_set_max_runs(u32 n);
@@ -240,8 +239,6 @@ struct ktg_sink_params {
 #define KTG_FAMILY_IPV6		BIT(1)
 
 #define KTG_RX_BUF	SZ_64K		/* a worker's copy target or user slice */
-#define KTG_RESP_MAX		SZ_16M
-#define KTG_MAX_CONNS		65536
 #define KTG_DEFAULT_MAX_CONNS	4096
 #define KTG_DEFAULT_IDLE_MS	30000
 
@@ -263,11 +260,7 @@ void ktg_sinks_destroy_all(struct ktg_net *kn);
 void ktg_sinks_owner_gone(struct ktg_net *kn, u32 portid);
 
 /* Runs (run.c) and their flows (flow.c). */
-#define KTG_MAX_FLOWS		1024
-#define KTG_MAX_UDP_SIZE	65507
-#define KTG_MAX_GSO		64	/* UDP_MAX_SEGMENTS before 6.9 */
 #define KTG_DEFAULT_BUFFER	SZ_64K
-#define KTG_MAX_PERCENTILES	16
 struct ktg_run;
 struct ktg_run_params {
 	u32			test;

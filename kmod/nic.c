@@ -50,7 +50,6 @@
 #include "ktgen.h"
 
 #define KTG_NIC_KIND		"ktgen-nic"
-#define KTG_NIC_MAX_QUEUES	8
 #define KTG_NIC_RX_RING		512
 #define KTG_NIC_TX_RING		256
 #define KTG_NIC_RING_MIN	64
@@ -1303,13 +1302,6 @@ static void ktg_nic_setup(struct net_device *dev)
 		u64_stats_init(&nic->sq[q].ctrs.syncp);
 	}
 }
-
-static const struct nla_policy ktg_nic_policy[KTGEN_A_NIC_MAX + 1] = {
-	[KTGEN_A_NIC_PEER]	= { .len = sizeof(struct ifinfomsg) },
-	[KTGEN_A_NIC_DMA_CPU]	= { .type = NLA_U32 },
-	[KTGEN_A_NIC_RX_STYLE]	= { .type = NLA_REJECT },
-	[KTGEN_A_NIC_IRQ_CPUS]	= { .type = NLA_BINARY, .len = KTG_NIC_MAX_QUEUES * sizeof(u32) },
-};
 
 static bool ktg_nic_cpu_ok(u32 cpu)
 {

@@ -4,7 +4,7 @@
 # check.sh: every test, tier by tier, ending with "N passed, N failed, N skipped".
 #
 #   unit        CLI unit tests and CLI behaviour (host, ASan/UBSan)
-#   uapi        the header is what the YNL spec generates
+#   uapi        the header and kmod's policies are what the YNL spec says
 #   checkpatch  kernel style of kmod/ and include/
 #   vm          KTAP scenarios in a VM on the stock bookworm kernel
 #   trixie      the smoke subset on trixie's stock kernel (6.12: no sendpage,
