@@ -112,8 +112,9 @@ int ktg_pages_grow(struct ktg_pages *r, u32 npages)
 	pages = kvcalloc(npages, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		goto err_uncharge;
+	/* Many pages at once: fail rather than wake the OOM killer. */
 	for (i = old; i < npages; i++) {
-		pages[i] = alloc_page(GFP_KERNEL);
+		pages[i] = alloc_page(GFP_KERNEL | __GFP_NORETRY | __GFP_NOWARN);
 		if (!pages[i])
 			goto err_free;
 		cond_resched();

@@ -165,7 +165,8 @@ void ktg_netlink_exit(void);
  * hold (page rings, histograms, buffers, connection and flow state), but
  * socket buffers, which tcp_mem and udp_mem bound.
  */
-#define KTG_MEM_BUDGET_DEFAULT	SZ_1G
+#define KTG_MEM_BUDGET_DEFAULT	SZ_1G	/* at most a quarter of the memory */
+void ktg_mem_init(void);
 int ktg_mem_charge(u64 bytes);
 void ktg_mem_uncharge(u64 bytes);
 u64 ktg_mem_used(void);

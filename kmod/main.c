@@ -16,6 +16,7 @@ static int __init ktg_init(void)
 {
 	int err;
 
+	ktg_mem_init();
 	err = ktg_cpu_init();
 	if (err)
 		return err;

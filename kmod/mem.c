@@ -10,6 +10,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/errno.h>
+#include <linux/mm.h>
 #include <linux/mutex.h>
 
 #include "ktgen.h"
@@ -17,6 +18,17 @@
 static DEFINE_MUTEX(ktg_mem_lock);
 static u64 ktg_mem_limit = KTG_MEM_BUDGET_DEFAULT;
 static u64 ktg_mem_charged;
+
+/* The default budget: 1 GiB, or a quarter of the memory of a smaller
+ * machine (as tcp_mem's defaults scale), so that a default never lets the
+ * tests take what the host needs: ktgen's pages are not reclaimable.
+ */
+void ktg_mem_init(void)
+{
+	u64 quarter = round_down(((u64)totalram_pages() << PAGE_SHIFT) / 4, SZ_1M);
+
+	ktg_mem_limit = clamp_t(u64, quarter, KTG_MEM_BUDGET_MIN, KTG_MEM_BUDGET_DEFAULT);
+}
 
 int ktg_mem_charge(u64 bytes)
 {

@@ -94,6 +94,17 @@ span()
 	echo $(( $1 * ${KTGEN_SPEED:-1} ))
 }
 
+# The module's default buffer budget: 1 GiB, or a quarter of the memory
+# (rounded down to a MiB) where that is less (mem.c).
+default_budget()
+{
+	local kb q
+
+	kb=$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)
+	q=$(( kb * 1024 / 4 >> 20 << 20 ))
+	echo $(( q < 1 << 30 ? q : 1 << 30 ))
+}
+
 # slowwait SECS CMD...: poll CMD every 0.1 s until it succeeds.
 slowwait()
 {

@@ -673,7 +673,7 @@ t_bad_input()
 	expect_fail 1 "budget" $KTGEN run tcp_stream to 127.0.0.1 port 6000 buffer 4M
 	expect_fail 1 "connection state exceed the module's budget" \
 		$KTGEN sink add tcp port 6000 max-conns 65536
-	$KTGEN config set budget 1G
+	$KTGEN config set budget "$(default_budget)"
 	$KTGEN -j config | json_check "d['buffer_used'] == 0"
 }
 case_add bad_input t_bad_input 60

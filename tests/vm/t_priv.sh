@@ -116,9 +116,10 @@ import json, sys
 c, s, r = (json.loads(l) for l in sys.stdin if l.strip())
 got = (c["buffer_budget"], [(x["id"], x["port"]) for x in s],
        sorted((x["id"], x["state"]) for x in r))
-want = (1 << 30, [(int(sys.argv[1]), 5720)],
+want = (int(sys.argv[4]), [(int(sys.argv[1]), 5720)],
         sorted([(int(sys.argv[2]), "running"), (int(sys.argv[3]), "done")]))
-sys.exit(0 if got == want else "left: %s, expected %s" % (got, want))' "$sink" "$run" "$fin"
+sys.exit(0 if got == want else "left: %s, expected %s" % (got, want))' "$sink" "$run" "$fin" \
+		"$(default_budget)"
 	$KTGEN run stop "$run" >/dev/null
 }
 case_add priv_genl t_priv_genl 120
