@@ -5,7 +5,10 @@
 # the spec, as the kernel's YNL generator (YNL_GEN, its ynl-gen-c.py) writes
 # policy entries, one table per set: ktgen_<set>_spec_policy[], holding the
 # attributes some request of the spec carries, with their checks. What no
-# request carries is left out: the kernel must refuse it.
+# request carries is left out: the kernel must refuse it. Then the names of
+# each set's attributes, and the operations (KTG_SPEC_OPS: command, name,
+# attribute set, the attributes its request carries, do/dump/admin), for
+# the fuzzer (tests/vm/nlfuzz.c).
 #
 # Where the 6.12 generator cannot say what the kernel can, this adds it:
 # a binary with both min-len and max-len (NLA_POLICY_RANGE of NLA_BINARY,
@@ -105,6 +108,33 @@ def main():
         cw.p('};')
         cw.nl()
         tables.append((set_name, name, names, top))
+    ops = []
+    for op_name, op in family.ops.items():
+        if not op.is_call:
+            continue
+        req = []
+        for mode in ('do', 'dump'):
+            if mode in op and 'request' in op[mode]:
+                req += [a for a in op[mode]['request']['attributes'] if a not in req]
+        aset = family.attr_sets[op['attribute-set']]
+        arr = 'NULL'
+        if req:
+            arr = gen.c_lower(f'{family.ident_name}_{op_name}_spec_request')
+            cw.p(f'static const unsigned short {arr}[] = {{')
+            for a in req:
+                cw.p(f'\t{aset[a].enum_name},')
+            cw.p('};')
+        flags = ['KTG_SPEC_' + m.upper() for m in ('do', 'dump') if m in op]
+        if 'admin-perm' in op.get('flags', []):
+            flags.append('KTG_SPEC_ADMIN')
+        ops.append((op.enum_name, op_name, op['attribute-set'], arr, len(req),
+                    ' | '.join(flags)))
+    cw.nl()
+    cw.p('#define KTG_SPEC_OPS \\')
+    for enum, name, aset, arr, n, flags in ops:
+        cw.p(f'\tKTG_SPEC_OP({enum}, "{name}", "{aset}", {arr}, {n}, {flags}) \\')
+    cw.p('\t/* end */')
+    cw.nl()
     cw.p('#define KTG_SPEC_POLICIES \\')
     for set_name, name, names, top in tables:
         cw.p(f'\tKTG_SPEC_POLICY("{set_name}", {name}, {names}, {top}) \\')

@@ -62,12 +62,20 @@ t_fault_load()
 }
 case_add fault_load t_fault_load 600
 
+# The fuzzer (nlfuzz.c): requests drawn from the spec by four threads, each
+# judged (a valid one succeeds or extack says why; one with an attribute
+# that breaks the spec fails at that attribute), while the module is
+# unloaded and reloaded and namespaces holding runs go away under them;
+# then with everything listed deleted the budget must be back to 0. Fixed
+# seeds and a minimum rate. Unprivileged, every state change is EPERM.
 t_fuzz()
 {
 	load_module
-	"$KTGEN_NLFUZZ" -t 30
-	setpriv --reuid 65534 --regid 65534 --clear-groups "$KTGEN_NLFUZZ" -t 10
+	"$KTGEN_NLFUZZ" -s 1 -t 20 -j 4 -r $(( 100 / ${KTGEN_SPEED:-1} + 1 )) -m "$KTGEN_KO" -N
+	load_module
+	setpriv --reuid 65534 --regid 65534 --clear-groups "$KTGEN_NLFUZZ" -s 2 -t 5 -j 2
 	$KTGEN -j info | json_check "d['abi_version'] == 1"
+	$KTGEN -j config | json_check "d['buffer_used'] == 0 and d['buffer_budget'] == $(default_budget)"
 	unload_module
 	kmemleak_check
 }
