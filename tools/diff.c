@@ -239,20 +239,167 @@ static int diff_save(const char *path, const struct json *base, const struct jso
 	return 0;
 }
 
+struct diff_args {
+	const char	*metric, *gates, *var;
+	struct judge	j;
+	bool		save, force;
+};
+
+static int diff_parse(struct diff_args *d, int argc, char **argv)
+{
+	int i, n;
+
+	for (i = 2; i < argc; i += n) {
+		n = judge_arg(&d->j, argc - i, argv + i, &d->metric, &d->gates);
+		if (n < 0)
+			return -1;
+		if (n)
+			continue;
+		n = 1;
+		if (!strcmp(argv[i], "save")) {
+			d->save = true;
+		} else if (!strcmp(argv[i], "force")) {
+			d->force = true;
+		} else if (!strcmp(argv[i], "variant") && i + 1 < argc &&
+			   (!strcmp(argv[i + 1], "a") || !strcmp(argv[i + 1], "b"))) {
+			d->var = argv[i + 1];
+			n = 2;
+		} else {
+			usage_error("diff: unknown keyword '%s'", argv[i]);
+			return -1;
+		}
+	}
+	return judge_finish(&d->j, d->metric ? d->metric : "tx_bps", d->gates);
+}
+
+/* Samples of different tests compare nothing: a 64-byte UDP stream is no
+ * regression of a TCP one. 0, or the exit code.
+ */
+static int diff_jobs(const struct diff_args *d, struct job *jb, struct job *jn,
+		     const struct json *base, const struct json *new, char **argv)
+{
+	char why[256];
+
+	doc_job(base, "a", jb);
+	doc_job(new, d->var, jn);
+	if (!jb->known || !jn->known) {
+		if (!jb->known && !jn->known)
+			fprintf(stderr, "ktgen: diff: neither document has a job record (an older "
+				"ktgen's): whether both measured the same test is not checked\n");
+		else
+			fprintf(stderr, "ktgen: diff: %s has no job record (an older ktgen's): "
+				"whether both measured the same test is not checked\n",
+				jb->known ? argv[1] : argv[0]);
+	} else if (!job_same(jb, jn, why, sizeof(why))) {
+		if (!d->force) {
+			usage_error("diff: %s and %s measured different things: %s "
+				    "(force compares them anyway)", argv[0], argv[1], why);
+			return EXIT_USAGE;
+		}
+		fprintf(stderr, "ktgen: diff: forced, though they measured different things: %s\n",
+			why);
+	}
+	return 0;
+}
+
+/* Each metric's test of base against new, and the Holm-adjusted p values. */
+static int diff_tests(struct diff_args *d, const struct json *base, const struct json *new,
+		      char **argv, struct stats_unpaired *r, double *adj)
+{
+	struct judge *j = &d->j;
+	double p[MAX_GATES + 1];
+	size_t k;
+
+	if (!d->metric) {
+		const struct json *t = json_get(new, "metric");
+
+		if (!t && json_get(new, d->var))
+			t = json_get(json_get(new, d->var), "metric");
+		if (t && json_string(t) && metric_find(json_string(t)))
+			j->m[0] = metric_find(json_string(t));
+	}
+	for (k = 0; k < j->nm; k++) {
+		double *a = NULL, *b = NULL;
+		size_t na = 0, nb = 0;
+		int ea, eb, err;
+
+		ea = doc_samples(base, "a", j->m[k], &a, &na, argv[0]);
+		eb = ea == -EINVAL ? 0 : doc_samples(new, d->var, j->m[k], &b, &nb, argv[1]);
+		err = ea || eb || stats_unpaired(a, na, b, nb, j->alpha / j->nm, 1, &r[k]);
+		free(a);
+		free(b);
+		if (ea == -EINVAL || eb == -EINVAL)
+			return -1;
+		if (err) {
+			fprintf(stderr, "ktgen: diff: %s: two samples of 2 or more positive values needed\n",
+				j->m[k]->name);
+			return -1;
+		}
+		p[k] = r[k].p_t;
+	}
+	return stats_holm(p, j->nm, adj);
+}
+
+static enum verdict diff_print_one(const struct judge *j, size_t k,
+				   const struct stats_unpaired *r, double adj)
+{
+	enum verdict v = judge_one(j, j->m[k], r->ratio, adj, r->mde);
+
+	print_open_object(NULL);
+	print_string(PRINT_ANY, "metric", "new/base %s:", j->m[k]->name);
+	print_bool(PRINT_JSON, "primary", NULL, k == 0);
+	print_u64(PRINT_ANY, "n_base", " n %llu", r->na);
+	print_u64(PRINT_ANY, "n_new", "/%llu", r->nb);
+	print_double(PRINT_ANY, "ratio", " ratio %.4f", r->ratio);
+	print_double(PRINT_ANY, "change_pct", " (%+.2f%%)", (r->ratio - 1) * 100);
+	print_double(PRINT_JSON, "ci_lo", NULL, r->ci_lo);
+	print_double(PRINT_JSON, "ci_hi", NULL, r->ci_hi);
+	print_text(" ci%.4g [%.4f, %.4f]", (1 - j->alpha / j->nm) * 100, r->ci_lo, r->ci_hi);
+	print_double(PRINT_ANY, "p_t", " welch p=%.3g", r->p_t);
+	print_double(PRINT_ANY, "p_holm", " holm p=%.3g", adj);
+	print_double(PRINT_ANY, "p_mannwhitney", " mann-whitney p=%.3g", r->p_u);
+	print_double(PRINT_ANY, "mde_pct", " MDE %.2f%%", r->mde * 100);
+	print_string(PRINT_ANY, "verdict", ": %s\n", verdict_names[v]);
+	print_close_object();
+	return v;
+}
+
+/* The document: what was compared, where it differed, each verdict. */
+static int diff_print(const struct diff_args *d, int argc, char **argv, time_t started,
+		      const struct job *jb, const struct job *jn,
+		      const struct stats_unpaired *r, const double *adj)
+{
+	enum verdict v[MAX_GATES + 1];
+	size_t k;
+	int ret;
+
+	print_open_object(NULL);
+	print_provenance("diff", argc, argv, started);
+	print_string(PRINT_ANY, "base", "diff: %s", argv[0]);
+	print_string(PRINT_ANY, "new", " -> %s", argv[1]);
+	print_double(PRINT_ANY, "alpha", ", alpha %.3g", d->j.alpha);
+	print_double(PRINT_ANY, "threshold_pct", ", threshold %.3g%%\n", d->j.threshold * 100);
+	if (jb->known && jn->known)
+		print_env_diff(jb, jn);
+	print_open_array("verdicts");
+	for (k = 0; k < d->j.nm; k++)
+		v[k] = diff_print_one(&d->j, k, &r[k], adj[k]);
+	print_close_array();
+	ret = judge_exit(v, d->j.nm);
+	print_u64(PRINT_ANY, "exit", "exit %llu\n", ret);
+	print_close_object();
+	return ret;
+}
+
 static int diff_main(int argc, char **argv)
 {
-	const char *metric = NULL, *gates = NULL, *var = "b";
+	struct diff_args d = { .var = "b", .j = { .alpha = 0.05, .threshold = 0.05 } };
 	struct stats_unpaired r[MAX_GATES + 1];
-	double p[MAX_GATES + 1], adj[MAX_GATES + 1];
-	enum verdict v[MAX_GATES + 1];
 	struct json *base = NULL, *new = NULL;
-	struct judge j = { .alpha = 0.05, .threshold = 0.05 };
-	int i, n, ret = EXIT_INFRA;
-	bool save = false, force = false;
 	time_t started = time(NULL);
+	double adj[MAX_GATES + 1];
+	int ret = EXIT_INFRA;
 	struct job jb, jn;
-	char why[256];
-	size_t k;
 
 	if (argc < 1 || is_help(argv[0])) {
 		diff_usage(argc ? stdout : stderr);
@@ -262,122 +409,21 @@ static int diff_main(int argc, char **argv)
 		usage_error("diff: BASE.json and NEW.json");
 		return EXIT_USAGE;
 	}
-	for (i = 2; i < argc; i += n) {
-		n = judge_arg(&j, argc - i, argv + i, &metric, &gates);
-		if (n < 0)
-			return EXIT_USAGE;
-		if (n)
-			continue;
-		n = 1;
-		if (!strcmp(argv[i], "save")) {
-			save = true;
-		} else if (!strcmp(argv[i], "force")) {
-			force = true;
-		} else if (!strcmp(argv[i], "variant") && i + 1 < argc &&
-			   (!strcmp(argv[i + 1], "a") || !strcmp(argv[i + 1], "b"))) {
-			var = argv[i + 1];
-			n = 2;
-		} else {
-			usage_error("diff: unknown keyword '%s'", argv[i]);
-			return EXIT_USAGE;
-		}
-	}
-	if (judge_finish(&j, metric ? metric : "tx_bps", gates))
+	if (diff_parse(&d, argc, argv))
 		return EXIT_USAGE;
 	base = read_doc(argv[0]);
 	new = base ? read_doc(argv[1]) : NULL;
 	if (!new)
 		goto out;
-	/* Samples of different tests compare nothing: a 64-byte UDP stream
-	 * is no regression of a TCP one.
-	 */
-	doc_job(base, "a", &jb);
-	doc_job(new, var, &jn);
-	if (!jb.known || !jn.known) {
-		if (!jb.known && !jn.known)
-			fprintf(stderr, "ktgen: diff: neither document has a job record (an older "
-				"ktgen's): whether both measured the same test is not checked\n");
-		else
-			fprintf(stderr, "ktgen: diff: %s has no job record (an older ktgen's): "
-				"whether both measured the same test is not checked\n",
-				jb.known ? argv[1] : argv[0]);
-	} else if (!job_same(&jb, &jn, why, sizeof(why))) {
-		if (!force) {
-			usage_error("diff: %s and %s measured different things: %s "
-				    "(force compares them anyway)", argv[0], argv[1], why);
-			ret = EXIT_USAGE;
-			goto out;
-		}
-		fprintf(stderr, "ktgen: diff: forced, though they measured different things: %s\n",
-			why);
-	}
-	if (!metric) {
-		const struct json *t = json_get(new, "metric");
-
-		if (!t && json_get(new, var))
-			t = json_get(json_get(new, var), "metric");
-		if (t && json_string(t) && metric_find(json_string(t)))
-			j.m[0] = metric_find(json_string(t));
-	}
-	for (k = 0; k < j.nm; k++) {
-		double *a = NULL, *b = NULL;
-		size_t na = 0, nb = 0;
-		int err;
-
-		int ea = doc_samples(base, "a", j.m[k], &a, &na, argv[0]);
-		int eb = ea == -EINVAL ? 0 : doc_samples(new, var, j.m[k], &b, &nb, argv[1]);
-
-		err = ea || eb || stats_unpaired(a, na, b, nb, j.alpha / j.nm, 1, &r[k]);
-		free(a);
-		free(b);
-		if (ea == -EINVAL || eb == -EINVAL)
-			goto out;
-		if (err) {
-			fprintf(stderr, "ktgen: diff: %s: two samples of 2 or more positive values needed\n",
-				j.m[k]->name);
-			goto out;
-		}
-		p[k] = r[k].p_t;
-	}
-	if (stats_holm(p, j.nm, adj))
+	ret = diff_jobs(&d, &jb, &jn, base, new, argv);
+	if (ret)
 		goto out;
-	print_open_object(NULL);
-	print_provenance("diff", argc, argv, started);
-	print_string(PRINT_ANY, "base", "diff: %s", argv[0]);
-	print_string(PRINT_ANY, "new", " -> %s", argv[1]);
-	print_double(PRINT_ANY, "alpha", ", alpha %.3g", j.alpha);
-	print_double(PRINT_ANY, "threshold_pct", ", threshold %.3g%%\n", j.threshold * 100);
-	if (jb.known && jn.known)
-		print_env_diff(&jb, &jn);
-	print_open_array("verdicts");
-	for (k = 0; k < j.nm; k++) {
-		v[k] = judge_one(&j, j.m[k], r[k].ratio, adj[k], r[k].mde);
-		print_open_object(NULL);
-		print_string(PRINT_ANY, "metric", "new/base %s:", j.m[k]->name);
-		print_bool(PRINT_JSON, "primary", NULL, k == 0);
-		print_u64(PRINT_ANY, "n_base", " n %llu", r[k].na);
-		print_u64(PRINT_ANY, "n_new", "/%llu", r[k].nb);
-		print_double(PRINT_ANY, "ratio", " ratio %.4f", r[k].ratio);
-		print_double(PRINT_ANY, "change_pct", " (%+.2f%%)", (r[k].ratio - 1) * 100);
-		print_double(PRINT_JSON, "ci_lo", NULL, r[k].ci_lo);
-		print_double(PRINT_JSON, "ci_hi", NULL, r[k].ci_hi);
-		print_text(" ci%.4g [%.4f, %.4f]", (1 - j.alpha / j.nm) * 100, r[k].ci_lo,
-			   r[k].ci_hi);
-		print_double(PRINT_ANY, "p_t", " welch p=%.3g", r[k].p_t);
-		print_double(PRINT_ANY, "p_holm", " holm p=%.3g", adj[k]);
-		print_double(PRINT_ANY, "p_mannwhitney", " mann-whitney p=%.3g", r[k].p_u);
-		print_double(PRINT_ANY, "mde_pct", " MDE %.2f%%", r[k].mde * 100);
-		print_string(PRINT_ANY, "verdict", ": %s\n", verdict_names[v[k]]);
-		print_close_object();
-	}
-	print_close_array();
-	ret = judge_exit(v, j.nm);
-	print_u64(PRINT_ANY, "exit", "exit %llu\n", ret);
-	print_close_object();
-	if (save && ret != EXIT_FAIL && diff_save(argv[0], base, new, var))
+	ret = EXIT_INFRA;
+	if (diff_tests(&d, base, new, argv, r, adj))
+		goto out;
+	ret = diff_print(&d, argc, argv, started, &jb, &jn, r, adj);
+	if (d.save && ret != EXIT_FAIL && diff_save(argv[0], base, new, d.var))
 		ret = EXIT_INFRA;
-	base = new = (json_free(base), json_free(new), NULL);
-	return ret;
 out:
 	json_free(base);
 	json_free(new);
