@@ -172,16 +172,108 @@ static void ab_judge(const struct judge *j, const struct variant *a, const struc
 	print_close_array();
 }
 
-static int ab_main(int argc, char **argv)
+/* One pair, in the order of pair @i (A B, then B A, ...); 0, or -1 when a
+ * run failed twice (the pair's first half taken back).
+ */
+static int ab_pair(struct ab_args *a, long i, struct variant *va, struct variant *vb,
+		   const struct timespec *t0)
+{
+	struct variant *first = i % 2 ? vb : va, *second = i % 2 ? va : vb;
+	char ta[64], tb[64], left[48];
+	int e1, e2 = -1;
+
+	fprintf(stderr, "ktgen: ab pair %ld/%ld: %s then %s\n", i + 1, a->n,
+		i % 2 ? "b" : "a", i % 2 ? "a" : "b");
+	e1 = sample_retry(a->base, a->nbase, first, &a->j);
+	if (!e1 && !ab_signal)
+		e2 = sample_retry(a->base, a->nbase, second, &a->j);
+	if (e1 || e2) {
+		if (!e1)
+			first->n--;
+		return -1;
+	}
+	fprintf(stderr, "ktgen: ab pair %ld/%ld: a %s, b %s%s\n", i + 1, a->n,
+		last_value(ta, sizeof(ta), va, a->j.m[0]),
+		last_value(tb, sizeof(tb), vb, a->j.m[0]),
+		i + 1 < a->n ? time_left(left, sizeof(left), t0, i + 1, a->n) : "");
+	if (a->csv) {
+		printf("%ld,%s", i + 1, first == va ? "a" : "b");
+		csv_values(first->x, first->n - 1, &a->cols);
+		printf("%ld,%s", i + 1, second == va ? "a" : "b");
+		csv_values(second->x, second->n - 1, &a->cols);
+	}
+	return 0;
+}
+
+/* The pairs, until N or a signal (which stops the run in progress, its
+ * knobs put back, and the job after it). EXIT_OK or EXIT_INFRA.
+ */
+static int ab_pairs(struct ab_args *a, struct variant *va, struct variant *vb, long *failed)
 {
 	struct sigaction sa = { .sa_handler = ab_on_signal }, old_int, old_term;
-	struct variant va, vb;
-	enum verdict v[MAX_GATES + 1];
-	struct ab_args a;
-	struct timespec t0;
-	time_t started = time(NULL);
 	int ret = EXIT_OK;
-	long i, failed = 0;
+	struct timespec t0;
+	long i;
+
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (i = 0; i < a->n && ret == EXIT_OK && !ab_signal; i++) {
+		if (!ab_pair(a, i, va, vb, &t0))
+			continue;
+		if (ab_signal || !a->j.keep_going) {
+			ret = EXIT_INFRA;
+			continue;
+		}
+		/* keep-going: the pair is left out */
+		(*failed)++;
+		fprintf(stderr, "ktgen: ab pair %ld/%ld failed twice: left out\n", i + 1, a->n);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	/* Pairs only: a half pair is dropped. */
+	va->n = vb->n = va->n < vb->n ? va->n : vb->n;
+	return ret;
+}
+
+static int ab_print(const struct ab_args *a, struct variant *va, struct variant *vb,
+		    int argc, char **argv, time_t started, long failed, int ret)
+{
+	enum verdict v[MAX_GATES + 1];
+
+	print_open_object(NULL);
+	print_provenance("ab", argc, argv, started);
+	print_string(PRINT_ANY, "test", "ab: %s,", test_of(a->base, a->nbase));
+	print_u64(PRINT_ANY, "pairs", " %llu pairs", va->n);
+	print_u64(PRINT_JSON, "repeat", NULL, a->n);
+	if (a->j.keep_going)
+		print_u64(PRINT_ANY, "failed_pairs", " (%llu failed, left out)", failed);
+	print_string(PRINT_ANY, "metric", " (A B, B A, ...), metric %s", a->j.m[0]->name);
+	print_text(" (%s is better)", a->j.m[0]->higher_better ? "higher" : "lower");
+	print_double(PRINT_ANY, "alpha", ", alpha %.3g", a->j.alpha);
+	print_double(PRINT_ANY, "threshold_pct", ", threshold %.3g%%\n", a->j.threshold * 100);
+	print_variant("a", va, &a->j);
+	print_variant("b", vb, &a->j);
+	if (va->n >= 2) {
+		ab_judge(&a->j, va, vb, v);
+		if (ret == EXIT_OK)
+			ret = judge_exit(v, a->j.nm);
+	} else {
+		print_text("too few pairs for a verdict\n");
+		ret = EXIT_INFRA;
+	}
+	print_u64(PRINT_ANY, "exit", "exit %llu\n", ret);
+	print_close_object();
+	return ret;
+}
+
+static int ab_main(int argc, char **argv)
+{
+	time_t started = time(NULL);
+	struct variant va, vb;
+	struct ab_args a;
+	long failed = 0;
+	int ret;
 
 	if (argc < 1 || is_help(argv[0])) {
 		ab_usage(argc ? stdout : stderr);
@@ -200,77 +292,11 @@ static int ab_main(int argc, char **argv)
 	va.name = "a";
 	vb.name = "b";
 	if (variant_check("a", a.base, a.nbase, &va) || variant_check("b", a.base, a.nbase, &vb)) {
-		variant_free(&va);
-		variant_free(&vb);
-		return EXIT_USAGE;
-	}
-	/* Ctrl-C stops the run in progress (it puts its knobs back) and
-	 * the job after it.
-	 */
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (i = 0; i < a.n && ret == EXIT_OK && !ab_signal; i++) {
-		struct variant *first = i % 2 ? &vb : &va, *second = i % 2 ? &va : &vb;
-		int e1, e2 = -1;
-		char ta[64], tb[64], left[48];
-
-		fprintf(stderr, "ktgen: ab pair %ld/%ld: %s then %s\n", i + 1, a.n,
-			i % 2 ? "b" : "a", i % 2 ? "a" : "b");
-		e1 = sample_retry(a.base, a.nbase, first, &a.j);
-		if (!e1 && !ab_signal)
-			e2 = sample_retry(a.base, a.nbase, second, &a.j);
-		if (e1 || e2) {
-			if (ab_signal || !a.j.keep_going) {
-				ret = EXIT_INFRA;
-				continue;
-			}
-			/* keep-going: the pair is left out, half of it too */
-			if (!e1)
-				first->n--;
-			failed++;
-			fprintf(stderr, "ktgen: ab pair %ld/%ld failed twice: left out\n", i + 1, a.n);
-			continue;
-		}
-		fprintf(stderr, "ktgen: ab pair %ld/%ld: a %s, b %s%s\n", i + 1, a.n,
-			last_value(ta, sizeof(ta), &va, a.j.m[0]),
-			last_value(tb, sizeof(tb), &vb, a.j.m[0]),
-			i + 1 < a.n ? time_left(left, sizeof(left), &t0, i + 1, a.n) : "");
-		if (a.csv) {
-			printf("%ld,%s", i + 1, first == &va ? "a" : "b");
-			csv_values(first->x, first->n - 1, &a.cols);
-			printf("%ld,%s", i + 1, second == &va ? "a" : "b");
-			csv_values(second->x, second->n - 1, &a.cols);
-		}
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	/* Pairs only: a half pair is dropped. */
-	va.n = vb.n = va.n < vb.n ? va.n : vb.n;
-
-	print_open_object(NULL);
-	print_provenance("ab", argc, argv, started);
-	print_string(PRINT_ANY, "test", "ab: %s,", test_of(a.base, a.nbase));
-	print_u64(PRINT_ANY, "pairs", " %llu pairs", va.n);
-	print_u64(PRINT_JSON, "repeat", NULL, a.n);
-	if (a.j.keep_going)
-		print_u64(PRINT_ANY, "failed_pairs", " (%llu failed, left out)", failed);
-	print_string(PRINT_ANY, "metric", " (A B, B A, ...), metric %s", a.j.m[0]->name);
-	print_text(" (%s is better)", a.j.m[0]->higher_better ? "higher" : "lower");
-	print_double(PRINT_ANY, "alpha", ", alpha %.3g", a.j.alpha);
-	print_double(PRINT_ANY, "threshold_pct", ", threshold %.3g%%\n", a.j.threshold * 100);
-	print_variant("a", &va, &a.j);
-	print_variant("b", &vb, &a.j);
-	if (va.n >= 2) {
-		ab_judge(&a.j, &va, &vb, v);
-		if (ret == EXIT_OK)
-			ret = judge_exit(v, a.j.nm);
+		ret = EXIT_USAGE;
 	} else {
-		print_text("too few pairs for a verdict\n");
-		ret = EXIT_INFRA;
+		ret = ab_pairs(&a, &va, &vb, &failed);
+		ret = ab_print(&a, &va, &vb, argc, argv, started, failed, ret);
 	}
-	print_u64(PRINT_ANY, "exit", "exit %llu\n", ret);
-	print_close_object();
 	variant_free(&va);
 	variant_free(&vb);
 	return ret;
