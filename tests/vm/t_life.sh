@@ -33,6 +33,8 @@ t_life_build_unlocked()
 
 	reduced && size=256M || size=512M
 	load_module test_build_delay_ms=$(( $(scaled 5) * 1000 ))
+	# more than a small guest's default budget (a quarter of its memory)
+	$KTGEN config set budget 1G
 	$KTGEN sink add tcp port 7000 rx discard >/dev/null
 	$KTGEN run tcp_stream to 127.0.0.1 port 7000 buffer $size time 1 >/dev/null 2>&1 &
 	pid=$!
@@ -57,6 +59,7 @@ t_life_build_unlocked()
 	$KTGEN run del all
 	$KTGEN sink del all
 	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+	$KTGEN config set budget "$(default_budget)"
 }
 case_add life_build_unlocked t_life_build_unlocked 300
 
