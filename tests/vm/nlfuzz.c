@@ -95,6 +95,7 @@ static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t run_ids[64], sink_ids[64];
 static uint16_t sink_ports[64];
 static unsigned int nthreads = 4;
+static uint64_t budget_cap;	/* the budget at start: no more is asked */
 static const char *ko;
 static uint64_t seed = 1;
 
@@ -513,6 +514,8 @@ static void put_valid(struct thread *t, struct nlmsghdr *nlh, const struct spec_
 		v = below(t, 4) ? (uintptr_t)t->umem : below(t, 2) ? 0 : 4096;
 	else if (!strcmp(name, "user-len") && below(t, 4))
 		v = USER_MEM;
+	else if (!strcmp(name, "buffer-budget") && v > budget_cap)
+		v = budget_cap;		/* a valid 64G would let the runs take the memory */
 	else if (!strcmp(name, "time-ms"))
 		v = 1 + below(t, 300);
 	else if (!strcmp(name, "ifindex") && below(t, 2))
@@ -766,15 +769,23 @@ static void judge(struct thread *t, const struct spec_op *op, enum mode mode, bo
 	 * none to hold for a dump (netlink's EPROTONOSUPPORT)
 	 */
 	if (ko && (a->err == -ENOENT || a->err == -EPROTONOSUPPORT) && !a->msg[0]) {
-		int err = reresolve(t);
+		uint16_t was = t->family;
+		int err, i;
+
+		/* a module going away gives no reference for a dump: it goes */
+		for (i = 0; a->err == -EPROTONOSUPPORT && generation == gen && i < 1000; i++)
+			usleep(10000);
+		err = reresolve(t);
 
 		if (err) {
 			fail("thread %u: %s %s: %s, and the family is gone (%s)", t->idx, m,
 			     op->name, strerror(-a->err), strerror(-err));
 			return;
 		}
-		/* back, after a reload (counted before the module returns) */
-		if (generation != gen)
+		/* back after a reload (counted before the module returns), or
+		 * sent to the id the family had before one
+		 */
+		if (generation != gen || t->family != was)
 			return;
 	}
 	if (geteuid() && (op->flags & KTG_SPEC_ADMIN)) {
@@ -1016,33 +1027,36 @@ static int settle(struct thread *t, const struct settings *was)
 {
 	struct nlmsghdr *nlh;
 	struct answer a;
-	uint64_t used = 0;
+	uint64_t used;
 	int i, err;
 
-	/* the settings back: set-config may have changed them */
-	nlh = request(t, KTGEN_CMD_SET_CONFIG);
-	mnl_attr_put_u64(nlh, KTGEN_A_CONFIG_BUFFER_BUDGET, was->budget);
-	mnl_attr_put_u32(nlh, KTGEN_A_CONFIG_MAX_RUNS, was->max_runs);
-	mnl_attr_put_u32(nlh, KTGEN_A_CONFIG_MAX_SINKS, was->max_sinks);
-	err = send_await(t, nlh, &a);
-	if (err) {
-		fail("set-config back to the defaults: %s (%s)", strerror(-err), a.msg);
-		return -1;
-	}
 	err = delete_all(t);
 	if (err) {
-		fail("deleting what is listed: %s (%s)", strerror(-err), a.msg);
+		fail("deleting what is listed: %s", strerror(-err));
 		return -1;
 	}
 	/* namespaces go away in the background: their objects with them */
 	for (i = 0; i < 300; i++) {
 		used = config(t, KTGEN_A_CONFIG_BUFFER_USED);
 		if (!used)
-			return 0;
+			break;
 		usleep(100000);
 	}
-	fail("%" PRIu64 " bytes of the budget still held with nothing listed", used);
-	return -1;
+	if (used) {
+		fail("%" PRIu64 " bytes of the budget still held with nothing listed", used);
+		return -1;
+	}
+	/* the settings back: set-config may have changed them */
+	nlh = request(t, KTGEN_CMD_SET_CONFIG);
+	mnl_attr_put_u64(nlh, KTGEN_A_CONFIG_BUFFER_BUDGET, was->budget);
+	mnl_attr_put_u32(nlh, KTGEN_A_CONFIG_MAX_RUNS, was->max_runs);
+	mnl_attr_put_u32(nlh, KTGEN_A_CONFIG_MAX_SINKS, was->max_sinks);
+	err = send_await(t, nlh, &a);
+	if (err)
+		fail("set-config back to %" PRIu64 " bytes, %" PRIu64 " runs, %" PRIu64
+		     " sinks: %s (%s)", was->budget, was->max_runs, was->max_sinks,
+		     strerror(-err), a.msg);
+	return err ? -1 : 0;
 }
 
 static struct thread *new_thread(unsigned int idx)
@@ -1144,6 +1158,7 @@ int main(int argc, char **argv)
 		was.max_runs = config(end, KTGEN_A_CONFIG_MAX_RUNS);
 		was.max_sinks = config(end, KTGEN_A_CONFIG_MAX_SINKS);
 	}
+	budget_cap = was.budget;
 	if (was.budget == UINT64_MAX || was.max_runs == UINT64_MAX ||
 	    was.max_sinks == UINT64_MAX) {
 		printf("# nlfuzz: no ktgen family to fuzz\n");
