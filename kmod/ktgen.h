@@ -24,6 +24,7 @@
 #include <linux/ktgen.h>
 
 #include "policy.h"
+#include "stats.h"
 
 #ifndef KTGEN_VERSION
 #define KTGEN_VERSION "unknown"
@@ -61,34 +62,6 @@ bool ktg_net_owns(struct ktg_net *kn, u32 portid);
 /* Work that may outlive a request: run completion. Flushed at unload. */
 extern struct workqueue_struct *ktg_wq;
 
-/* What a receiver counted; shared between a sink and, on the same host,
- * the run that sent the traffic (found through the run's cookie).
- */
-struct ktg_rx_stats {
-	refcount_t	ref;
-	struct rcu_head	rcu;
-	atomic64_t	bytes;
-	atomic64_t	msgs;
-	atomic64_t	conns;
-	atomic64_t	verify_errors;
-	atomic64_t	verify_first;	/* U64_MAX until a mismatch */
-	atomic64_t	lost;
-	atomic64_t	late;
-	atomic64_t	dup;
-	atomic64_t	bad_headers;
-	atomic64_t	responses;	/* tcp-rr, udp-rr */
-	atomic64_t	reads;		/* UDP sinks: datagram reads */
-	atomic64_t	refused;	/* requests, connections, flows not served */
-	atomic64_t	csum_errors;	/* UDP: bad checksums, dropped */
-	atomic_t	closed;		/* senders that finished (same host) */
-};
-
-struct ktg_rx_stats *ktg_rx_stats_new(u64 cookie);
-struct ktg_rx_stats *ktg_rx_stats_find(u64 cookie);
-void ktg_rx_stats_unpublish(u64 cookie);
-void ktg_rx_stats_put(struct ktg_rx_stats *rx);
-void ktg_rx_stats_init(struct ktg_rx_stats *rx);
-void ktg_rx_verify_error(struct ktg_rx_stats *rx, u64 bad, u64 first);
 int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u64 lost);
 
 /* Netlink encodings shared by sinks and runs. */

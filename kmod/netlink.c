@@ -15,6 +15,54 @@
 
 static struct genl_family ktg_nl_family;
 
+/* @lost: the loss a same-host sender computed, or U64_MAX for the sink's. */
+int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u64 lost)
+{
+	u64 first = atomic64_read(&rx->verify_first);
+	struct nlattr *nest;
+
+	nest = nla_nest_start(msg, attr);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_BYTES, atomic64_read(&rx->bytes), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_MSGS, atomic64_read(&rx->msgs), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_CONNS, atomic64_read(&rx->conns), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_VERIFY_ERRORS,
+			      atomic64_read(&rx->verify_errors), 0) ||
+	    (first != U64_MAX &&
+	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_VERIFY_FIRST_OFFSET, first, 0)) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_LOST,
+			      lost != U64_MAX ? lost : atomic64_read(&rx->lost), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_LATE, atomic64_read(&rx->late), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_DUP, atomic64_read(&rx->dup), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_BAD_HEADERS,
+			      atomic64_read(&rx->bad_headers), 0) ||
+	    (atomic64_read(&rx->responses) &&
+	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_RESPONSES,
+			       atomic64_read(&rx->responses), 0)) ||
+	    (atomic64_read(&rx->reads) &&
+	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_READS,
+			       atomic64_read(&rx->reads), 0)) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_REFUSED,
+			      atomic64_read(&rx->refused), 0) ||
+	    (atomic64_read(&rx->csum_errors) &&
+	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_CSUM_ERRORS,
+			       atomic64_read(&rx->csum_errors), 0))) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET6)
+		return nla_put(msg, attr, sizeof(struct in6_addr),
+			       &((const struct sockaddr_in6 *)ss)->sin6_addr);
+	return nla_put_in_addr(msg, attr, ((const struct sockaddr_in *)ss)->sin_addr.s_addr);
+}
+
 static void *ktg_nl_reply_put(struct sk_buff **msg, struct genl_info *info, u8 cmd)
 {
 	void *hdr;

@@ -63,78 +63,6 @@ struct ktg_uflow {
 	bool			closed;
 };
 
-/* --- receive statistics, shared with same-host runs by cookie --- */
-
-static DEFINE_XARRAY(ktg_cookies);
-
-void ktg_rx_stats_init(struct ktg_rx_stats *rx)
-{
-	memset(rx, 0, sizeof(*rx));
-	refcount_set(&rx->ref, 1);
-	atomic64_set(&rx->verify_first, U64_MAX);
-}
-
-/* The stats of a new run, published under @cookie: ERR_PTR(-EBUSY) when
- * another run has it, or -ENOMEM.
- */
-struct ktg_rx_stats *ktg_rx_stats_new(u64 cookie)
-{
-	struct ktg_rx_stats *rx;
-	int err;
-
-	rx = kzalloc(sizeof(*rx), GFP_KERNEL);
-	if (!rx)
-		return ERR_PTR(-ENOMEM);
-	ktg_rx_stats_init(rx);
-	err = xa_insert(&ktg_cookies, cookie, rx, GFP_KERNEL);
-	if (err) {
-		kfree(rx);
-		return ERR_PTR(err);
-	}
-	return rx;
-}
-
-/* The run's stats for @cookie with a reference, or NULL. */
-struct ktg_rx_stats *ktg_rx_stats_find(u64 cookie)
-{
-	struct ktg_rx_stats *rx;
-
-	rcu_read_lock();
-	rx = xa_load(&ktg_cookies, cookie);
-	if (rx && !refcount_inc_not_zero(&rx->ref))
-		rx = NULL;
-	rcu_read_unlock();
-	return rx;
-}
-
-/* No new reference from here on; a lookup under way may still take one
- * (the stats go an RCU grace period after the last is put).
- */
-void ktg_rx_stats_unpublish(u64 cookie)
-{
-	xa_erase(&ktg_cookies, cookie);
-}
-
-void ktg_rx_stats_put(struct ktg_rx_stats *rx)
-{
-	if (rx && refcount_dec_and_test(&rx->ref))
-		kfree_rcu(rx, rcu);
-}
-
-void ktg_rx_verify_error(struct ktg_rx_stats *rx, u64 bad, u64 first)
-{
-	u64 old = atomic64_read(&rx->verify_first);
-
-	atomic64_add(bad, &rx->verify_errors);
-	while (first < old) {
-		u64 seen = atomic64_cmpxchg(&rx->verify_first, old, first);
-
-		if (seen == old)
-			break;
-		old = seen;
-	}
-}
-
 /* Count on the sink and, when known, on the sending run. */
 static void ktg_rx_add(struct ktg_sink *sink, struct ktg_rx_stats *rx, size_t field,
 		       u64 v)
@@ -1474,54 +1402,6 @@ void ktg_sinks_owner_gone(struct ktg_net *kn, u32 portid)
 		queue_work(ktg_wq, &sink->owner_work);
 	}
 	mutex_unlock(&kn->lock);
-}
-
-/* @lost: the loss a same-host sender computed, or U64_MAX for the sink's. */
-int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u64 lost)
-{
-	u64 first = atomic64_read(&rx->verify_first);
-	struct nlattr *nest;
-
-	nest = nla_nest_start(msg, attr);
-	if (!nest)
-		return -EMSGSIZE;
-	if (nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_BYTES, atomic64_read(&rx->bytes), 0) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_MSGS, atomic64_read(&rx->msgs), 0) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_CONNS, atomic64_read(&rx->conns), 0) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_VERIFY_ERRORS,
-			      atomic64_read(&rx->verify_errors), 0) ||
-	    (first != U64_MAX &&
-	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_VERIFY_FIRST_OFFSET, first, 0)) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_LOST,
-			      lost != U64_MAX ? lost : atomic64_read(&rx->lost), 0) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_LATE, atomic64_read(&rx->late), 0) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_DUP, atomic64_read(&rx->dup), 0) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_BAD_HEADERS,
-			      atomic64_read(&rx->bad_headers), 0) ||
-	    (atomic64_read(&rx->responses) &&
-	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_RESPONSES,
-			       atomic64_read(&rx->responses), 0)) ||
-	    (atomic64_read(&rx->reads) &&
-	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_READS,
-			       atomic64_read(&rx->reads), 0)) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_REFUSED,
-			      atomic64_read(&rx->refused), 0) ||
-	    (atomic64_read(&rx->csum_errors) &&
-	     nla_put_u64_64bit(msg, KTGEN_A_RX_STATS_CSUM_ERRORS,
-			       atomic64_read(&rx->csum_errors), 0))) {
-		nla_nest_cancel(msg, nest);
-		return -EMSGSIZE;
-	}
-	nla_nest_end(msg, nest);
-	return 0;
-}
-
-int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET6)
-		return nla_put(msg, attr, sizeof(struct in6_addr),
-			       &((const struct sockaddr_in6 *)ss)->sin6_addr);
-	return nla_put_in_addr(msg, attr, ((const struct sockaddr_in *)ss)->sin_addr.s_addr);
 }
 
 int ktg_addr_len(const struct sockaddr_storage *ss)
