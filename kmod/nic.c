@@ -72,6 +72,7 @@ enum {
 	KTG_NIC_PF_RX_FRAGS,
 	KTG_NIC_PF_DMA_NOCACHE,
 	KTG_NIC_PF_FLAG_RESET,
+	KTG_NIC_PF_QUIET_RESET,
 	KTG_NIC_PF_COUNT,
 };
 
@@ -80,6 +81,7 @@ static const char ktg_nic_pf_names[KTG_NIC_PF_COUNT][ETH_GSTRING_LEN] = {
 	[KTG_NIC_PF_RX_FRAGS]		= "rx-frags",
 	[KTG_NIC_PF_DMA_NOCACHE]	= "dma-nocache",
 	[KTG_NIC_PF_FLAG_RESET]		= "flag-reset",
+	[KTG_NIC_PF_QUIET_RESET]	= "quiet-reset",
 };
 
 /* Counters of a receive queue, written by its NAPI only. */
@@ -188,6 +190,7 @@ struct ktg_nic {
 	bool			up;		/* rings and engine exist (rtnl) */
 	int			dma_cpu;	/* -1: unbound */
 	u32			priv_flags;
+	u64			resets;		/* rings rebuilt while up (rtnl) */
 	u32			copybreak;
 	u32			rx_ring;
 	u32			tx_ring;
@@ -815,7 +818,10 @@ static struct task_struct *ktg_nic_peer_engine(struct ktg_nic *nic)
 	return peer ? ((struct ktg_nic *)netdev_priv(peer))->engine : NULL;
 }
 
-static void ktg_nic_down(struct ktg_nic *nic)
+/* Rings and engine gone; the carrier with them unless @keep_carrier (a
+ * reset that keeps it, as mlx5 reopening its channels).
+ */
+static void ktg_nic_down(struct ktg_nic *nic, bool keep_carrier)
 {
 	struct net_device *dev = nic->dev, *peer = rtnl_dereference(nic->peer);
 	struct task_struct *pe = ktg_nic_peer_engine(nic);
@@ -824,9 +830,11 @@ static void ktg_nic_down(struct ktg_nic *nic)
 	if (!nic->up)
 		return;
 	nic->up = false;
-	netif_carrier_off(dev);
-	if (peer)
-		netif_carrier_off(peer);
+	if (!keep_carrier) {
+		netif_carrier_off(dev);
+		if (peer)
+			netif_carrier_off(peer);
+	}
 	/* The engine first: it wakes queues it drains, which would undo
 	 * netif_tx_disable() and let skbs into rings about to be freed.
 	 */
@@ -925,12 +933,13 @@ static int ktg_nic_open(struct net_device *dev)
 
 static int ktg_nic_stop(struct net_device *dev)
 {
-	ktg_nic_down(netdev_priv(dev));
+	ktg_nic_down(netdev_priv(dev), false);
 	return 0;
 }
 
 /* Apply ring or channel settings: a running device resets, so its carrier
- * drops and returns as a real NIC's does.
+ * drops and returns as a real NIC's does (kept with quiet-reset); each reset
+ * counts in ethtool -S resets.
  */
 static int ktg_nic_reconfigure(struct ktg_nic *nic, u32 channels, u32 rx_ring,
 			       u32 tx_ring, struct netlink_ext_ack *extack)
@@ -941,8 +950,10 @@ static int ktg_nic_reconfigure(struct ktg_nic *nic, u32 channels, u32 rx_ring,
 	bool running = netif_running(dev);
 	int err;
 
-	if (running)
-		ktg_nic_down(nic);
+	if (running) {
+		nic->resets++;
+		ktg_nic_down(nic, READ_ONCE(nic->priv_flags) & BIT(KTG_NIC_PF_QUIET_RESET));
+	}
 	err = netif_set_real_num_queues(dev, channels, channels);
 	if (err) {
 		NL_SET_ERR_MSG_MOD(extack, "cannot change the number of queues");
@@ -1124,6 +1135,8 @@ static u32 ktg_nic_get_priv_flags(struct net_device *dev)
  * Receive style and DMA mode change between two polls, without a reset;
  * with flag-reset on, a change of the other flags resets a running device
  * (carrier off, rings rebuilt, carrier on), as ixgbe's legacy-rx does.
+ * quiet-reset keeps the carrier through every reset (mlx5 reopens its
+ * channels so): only ethtool -S resets tells.
  */
 static int ktg_nic_set_priv_flags(struct net_device *dev, u32 flags)
 {
@@ -1137,7 +1150,8 @@ static int ktg_nic_set_priv_flags(struct net_device *dev, u32 flags)
 	}
 	WRITE_ONCE(nic->priv_flags, flags);
 	if (!(flags & BIT(KTG_NIC_PF_FLAG_RESET)) ||
-	    !(changed & ~BIT(KTG_NIC_PF_FLAG_RESET)) || !netif_running(dev))
+	    !(changed & ~(BIT(KTG_NIC_PF_FLAG_RESET) | BIT(KTG_NIC_PF_QUIET_RESET))) ||
+	    !netif_running(dev))
 		return 0;
 	err = ktg_nic_reconfigure(nic, dev->real_num_rx_queues, nic->rx_ring, nic->tx_ring,
 				  NULL);
@@ -1175,7 +1189,7 @@ static int ktg_nic_get_sset_count(struct net_device *dev, int sset)
 {
 	switch (sset) {
 	case ETH_SS_STATS:
-		return KTG_RQ_COUNT + KTG_SQ_COUNT + KTG_DMA_COUNT +
+		return KTG_RQ_COUNT + KTG_SQ_COUNT + KTG_DMA_COUNT + 1 +
 		       dev->real_num_rx_queues * KTG_RQ_COUNT +
 		       dev->real_num_tx_queues * KTG_SQ_COUNT;
 	case ETH_SS_PRIV_FLAGS:
@@ -1197,6 +1211,7 @@ static void ktg_nic_get_strings(struct net_device *dev, u32 sset, u8 *data)
 			ethtool_sprintf(&data, "tx_%s", ktg_sq_names[i]);
 		for (i = 0; i < KTG_DMA_COUNT; i++)
 			ethtool_sprintf(&data, "%s", ktg_dma_names[i]);
+		ethtool_sprintf(&data, "resets");
 		for (q = 0; q < dev->real_num_rx_queues; q++)
 			for (i = 0; i < KTG_RQ_COUNT; i++)
 				ethtool_sprintf(&data, "rx%u_%s", q, ktg_rq_names[i]);
@@ -1224,6 +1239,7 @@ static void ktg_nic_get_ethtool_stats(struct net_device *dev, struct ethtool_sta
 	memset(data, 0, sizeof(u64) * (KTG_RQ_COUNT + KTG_SQ_COUNT));
 	ktg_ctrs_read(&nic->dma, KTG_DMA_COUNT, out);
 	out += KTG_DMA_COUNT;
+	*out++ = nic->resets;
 	for (q = 0; q < KTG_NIC_MAX_QUEUES; q++) {
 		ktg_ctrs_read(&nic->rq[q].ctrs, KTG_RQ_COUNT, v);
 		for (i = 0; i < KTG_RQ_COUNT; i++)

@@ -40,6 +40,7 @@ void ctr_add(struct ctr_set *s, enum ctr_group g, const char *dev,
 void counters_delta(struct ctr_set *after, const struct ctr_set *before);
 void counters_print(const struct ctr_set *delta);
 void counters_free(struct ctr_set *s);
+long long ethtool_resets(const char *dev);
 
 /* A device's qdisc counters from an RTM_GETQDISC dump (one callback a
  * message): what the device's root qdiscs hold, egress and ingress.

@@ -28,6 +28,7 @@
 #include <linux/genetlink.h>
 #include <linux/sockios.h>
 
+#include "counters.h"
 #include "dev.h"
 #include "ktgen.h"
 #include "nl.h"
@@ -1362,24 +1363,27 @@ static long carrier_changes(const struct knob *k)
 }
 
 /*
- * After a reset: the carrier back, then no carrier transition for
- * KNOB_SETTLE_MS (a link that comes back bouncing, a driver that resets
- * twice); at most KNOB_RESET_MS in all.
+ * After a reset: the carrier back, then no carrier transition and no reset
+ * counted for KNOB_SETTLE_MS (a link that comes back bouncing, a driver
+ * that resets twice); at most KNOB_RESET_MS in all.
  */
 static int reset_settle(const struct knob *k)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	long long last_resets = -2;
 	long last = -2;
 	int quiet = 0, i;
 
 	for (i = 0; i < KNOB_RESET_MS / 10; i++) {
+		long long resets = ethtool_resets(k->ifname);
 		long now = carrier_changes(k);
 
-		if (!carrier_up(k) || now != last)
+		if (!carrier_up(k) || now != last || resets != last_resets)
 			quiet = 0;
 		else if (++quiet >= KNOB_SETTLE_MS / 10)
 			return 0;
 		last = now;
+		last_resets = resets;
 		nanosleep(&ts, NULL);
 	}
 	fprintf(stderr, "Error: %s: %s%s%s: the carrier %s %d s after the reset it caused\n",
@@ -1419,10 +1423,12 @@ static bool knob_same(const struct knob *k, const char *want, const char *got)
  * Set @val on @k and check the device took it; @after gets what it has.
  * Whether the write reset the device is observed, not assumed from the
  * knob's kind: its carrier dropped or changed (ixgbe resets for legacy-rx,
- * a private flag like any other), then it is waited out (reset_settle).
+ * a private flag like any other) or its reset counters moved (mlx5 reopens
+ * its channels with the carrier up), then it is waited out (reset_settle).
  */
 static int knob_write(struct knob *k, const char *val, char *after, size_t len)
 {
+	long long resets;
 	long before;
 	bool up;
 	int err;
@@ -1431,12 +1437,14 @@ static int knob_write(struct knob *k, const char *val, char *after, size_t len)
 		return -1;
 	up = carrier_up(k);
 	before = carrier_changes(k);
+	resets = ethtool_resets(k->ifname);
 	err = k->type->set(k, val);
 	if (!err) {
 		long now = carrier_changes(k);
 
 		k->reset = (k->type->resets && up) || (before >= 0 && now != before) ||
-			   (up && !carrier_up(k));
+			   (up && !carrier_up(k)) ||
+			   (resets >= 0 && ethtool_resets(k->ifname) != resets);
 		if (k->reset && up)
 			err = reset_settle(k);
 	}

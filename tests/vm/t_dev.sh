@@ -89,9 +89,23 @@ t_dev_knobs()
 		fail "dev set returned before the carrier came back"
 	[[ $out == *"priv-flag legacy-rx off -> on (reset)"* ]] && [ $((c1 - c0)) -ge 2 ] ||
 		fail "legacy-rx with flag-reset: '$out', carrier changes $((c1 - c0))"
-	ip netns exec "$NS_B" $KTGEN dev set ktn1 priv-flag legacy-rx off priv-flag flag-reset off \
-		>/dev/null || fail "flag-reset off: exit $?"
 	log "legacy-rx with flag-reset: $out (carrier changes $((c1 - c0)))"
+	# A reset that keeps the carrier (quiet-reset on, as mlx5 reopening
+	# its channels) is seen by the device's reset counter instead.
+	ip netns exec "$NS_B" $KTGEN dev set ktn1 priv-flag legacy-rx off priv-flag quiet-reset on \
+		>/dev/null || fail "quiet-reset on: exit $?"
+	c0=$(ip netns exec "$NS_B" cat /sys/class/net/ktn1/carrier_changes)
+	r0=$(ip netns exec "$NS_B" ethtool -S ktn1 | awk '/^ *resets:/ { print $2 }')
+	out=$(ip netns exec "$NS_B" $KTGEN dev set ktn1 priv-flag legacy-rx on) ||
+		fail "legacy-rx with quiet-reset: exit $?"
+	c1=$(ip netns exec "$NS_B" cat /sys/class/net/ktn1/carrier_changes)
+	r1=$(ip netns exec "$NS_B" ethtool -S ktn1 | awk '/^ *resets:/ { print $2 }')
+	[[ $out == *"priv-flag legacy-rx off -> on (reset)"* ]] && [ "$c1" = "$c0" ] &&
+		[ $((r1 - r0)) = 1 ] ||
+		fail "legacy-rx with quiet-reset: '$out', carrier changes $((c1 - c0)), resets $((r1 - r0))"
+	log "legacy-rx with quiet-reset: $out (resets $((r1 - r0)), carrier changes 0)"
+	ip netns exec "$NS_B" $KTGEN dev set ktn1 priv-flag legacy-rx off priv-flag flag-reset off \
+		priv-flag quiet-reset off >/dev/null || fail "flag-reset off: exit $?"
 	knob_flip "$NS_B" ktn1 "tunable rx-copybreak 256" \
 		"ethtool --get-tunable ktn1 rx-copybreak | awk '{ print \$2 }'" 256
 	knob_flip "$NS_B" ktn1 "rings rx 128" \
@@ -139,7 +153,7 @@ print(next(n for n, v in f.items() if v["fixed"] and not v["active"]))')
 		ip netns exec "$NS_A" $KTGEN dev set ktn0 feature tx-nocache-copy on feature "$fixed" on
 	[ "$(ip netns exec "$NS_A" sh -c "$(ethtool_feature ktn0 tx-nocache-copy)")" = off ] ||
 		fail "tx-nocache-copy not put back after the refusal"
-	expect_fail 1 "ktn1: no private flag 'nope'; the device has: legacy-rx rx-frags dma-nocache flag-reset" \
+	expect_fail 1 "ktn1: no private flag 'nope'; the device has: legacy-rx rx-frags dma-nocache flag-reset quiet-reset" \
 		ip netns exec "$NS_B" $KTGEN dev set ktn1 priv-flag nope on
 	expect_fail 1 "ktn1: no feature 'nope'" \
 		ip netns exec "$NS_B" $KTGEN dev set ktn1 feature nope on
