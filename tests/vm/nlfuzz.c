@@ -17,14 +17,14 @@
  *            or length out of bounds, a flag with payload, an attribute no
  *            request carries, an unknown type, a nest flag): it fails and
  *            extack points at that attribute.
- *   garbage  random types, truncation, bad lengths, several messages in one
- *            send: any answer will do, in time.
+ *   garbage  random types and payloads, truncation, bytes past the end, an
+ *            attribute longer than its message: any answer will do.
  * Beside them, -m KO unloads and reloads the module every so often, and -N
  * makes sinks and runs in namespaces that go away under them. No answer in
  * 10 s is a failure. At the end nothing may hold the buffer budget that is
- * not listed: every run and sink listed is deleted and the budget must come
- * back to 0 (and the settings to what they were). Fewer than MIN_RATE requests a second fails too.
- * Exit 0 when every oracle held.
+ * not listed: every run and sink listed is deleted, the budget must come
+ * back to 0, and the settings are put back. Fewer than MIN_RATE requests a
+ * second fails too. Exit 0 when every oracle held.
  */
 #include <errno.h>
 #include <fcntl.h>
