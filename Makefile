@@ -32,7 +32,8 @@ INSTALL_MOD_DIR	?= updates/ktgen
 INSTALL		?= install
 MAN_PAGES	:= $(notdir $(wildcard tools/man/*.8))
 # What the module is installed as: compressed when the kernel's config says so.
-MODULE_FILES	:= ktgen.ko ktgen.ko.gz ktgen.ko.xz ktgen.ko.zst
+MODULES		:= ktgen ktgen_nic
+MODULE_FILES	:= $(foreach m,$(MODULES),$(m).ko $(m).ko.gz $(m).ko.xz $(m).ko.zst)
 DKMS_TARBALL	?= ktgen-$(VERSION)-source-only.dkms.tar.gz
 
 .PHONY: all deps module tools kdir-check clean checkpatch uapi check check-unit print-version \
@@ -63,11 +64,13 @@ kdir-check:
 	       "or give KDIR=" >&2; exit 1; }
 
 uapi: deps
-	scripts/ynl-gen.sh include/uapi/linux/ktgen.h
+	scripts/ynl-gen.sh ktgen include/uapi/linux/ktgen.h
+	scripts/ynl-gen.sh ktgen_nic include/uapi/linux/ktgen_nic.h
 
 # Sources only: not kbuild's *.mod.c nor the generated compat header.
 CHECKPATCH_FILES = $(filter-out %.mod.c kmod/compat-gen.h, \
-		   $(wildcard kmod/*.c kmod/*.h kmod/probes/*.c include/uapi/linux/*.h))
+		   $(wildcard kmod/*.c kmod/*.h kmod/nic/*.c kmod/nic/*.h kmod/probes/*.c \
+			      include/uapi/linux/*.h))
 
 checkpatch: deps
 	@scripts/checkpatch.sh $(CHECKPATCH_FILES)
@@ -165,19 +168,21 @@ KBUILD_INSTALL_OPTS = -C $(KDIR) M=$(CURDIR)/kmod KTGEN_VERSION=$(KTGEN_VERSION)
 install-module: kdir-check
 	@scripts/compat-probe.sh $(KDIR) kmod
 	$(MAKE) $(KBUILD_INSTALL_OPTS) modules
-	@SIGN_KEY="$(SIGN_KEY)" SIGN_CERT="$(SIGN_CERT)" scripts/sign-module.sh $(KDIR) kmod/ktgen.ko
+	@for m in $(MODULES); do \
+		SIGN_KEY="$(SIGN_KEY)" SIGN_CERT="$(SIGN_CERT)" scripts/sign-module.sh $(KDIR) kmod/$$m.ko || exit; \
+	done
 	$(MAKE) $(KBUILD_INSTALL_OPTS) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) DEPMOD=true modules_install
 	@$(call depmod,$(call kver,$(KDIR)),$(KDIR))
 
-# The module's file, and INSTALL_MOD_DIR's directories once empty; for
+# The modules' files, and INSTALL_MOD_DIR's directories once empty; for
 # KDIR's kernel, or without KDIR the running one (its headers may be gone).
 UNINSTALL_KVER = $(if $(filter file,$(origin KDIR)),$$(uname -r),$(call kver,$(KDIR)))
 
 uninstall-module:
 	@kver=$(UNINSTALL_KVER) && \
 	moddir=$(DESTDIR)/lib/modules/$$kver && \
-	echo "rm -f $$moddir/$(INSTALL_MOD_DIR)/ktgen.ko*" && \
+	echo "rm -f $(foreach m,$(MODULES),$$moddir/$(INSTALL_MOD_DIR)/$(m).ko*)" && \
 	rm -f $(addprefix $$moddir/$(INSTALL_MOD_DIR)/,$(MODULE_FILES)) && \
 	if [ -d "$$moddir/$(INSTALL_MOD_DIR)" ]; then \
 		cd "$$moddir" && rmdir -p --ignore-fail-on-non-empty $(INSTALL_MOD_DIR); \
@@ -207,7 +212,8 @@ depmod = kver=$(1) && \
 
 # The module's sources, as dkms ldtarball takes them (dkms_source_tree/).
 DKMS_FILES	= dkms.conf Kbuild scripts/compat-probe.sh include/uapi/linux/ktgen.h \
-		  kmod/Kbuild $(filter-out %.mod.c kmod/compat-gen.h,$(wildcard kmod/*.[ch])) \
+		  include/uapi/linux/ktgen_nic.h kmod/Kbuild \
+		  $(filter-out %.mod.c kmod/compat-gen.h,$(wildcard kmod/*.[ch] kmod/nic/*.[ch])) \
 		  $(wildcard kmod/probes/*.c kmod/probes/*.sym)
 
 dkms-tarball:

@@ -19,9 +19,7 @@
 #include "ktgen.h"
 #include "proto.h"
 
-/* The nocache copy is a model of the kernel's __copy_user_nocache: movnti
- * through memcpy_flushcache() where the architecture has it, else memcpy.
- */
+/* The nocache copy itself is nocache.h's, shared with ktgen_nic.ko. */
 enum ktgen_nocache_impl ktg_copy_nocache_impl(void)
 {
 	if (IS_ENABLED(CONFIG_ARCH_HAS_UACCESS_FLUSHCACHE))
@@ -36,28 +34,6 @@ enum ktgen_page_send ktg_page_send_method(void)
 #else
 	return KTGEN_PAGE_SEND_SPLICE_PAGES;
 #endif
-}
-
-/*
- * Non-temporal copy. Destinations are page-aligned pieces of module pages,
- * so the body is movnti; the caller fences (wmb) once per batch as the
- * kernel's own nocache user copy does once per call.
- */
-void ktg_copy_nocache(void *dst, const void *src, size_t len)
-{
-#ifdef CONFIG_ARCH_HAS_UACCESS_FLUSHCACHE
-	memcpy_flushcache(dst, src, len);
-#else
-	memcpy(dst, src, len);
-#endif
-}
-
-void ktg_copy_fence(void)
-{
-	/* Non-temporal stores are weakly ordered: order them before the page
-	 * is handed to the stack, as __copy_user_nocache's sfence does.
-	 */
-	wmb();
 }
 
 void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages)

@@ -23,6 +23,7 @@
 #include <net/netlink.h>
 #include <linux/ktgen.h>
 
+#include "nocache.h"
 #include "policy.h"
 #include "stats.h"
 
@@ -161,8 +162,6 @@ struct ktg_pages {
 
 enum ktgen_nocache_impl ktg_copy_nocache_impl(void);
 enum ktgen_page_send ktg_page_send_method(void);
-void ktg_copy_nocache(void *dst, const void *src, size_t len);
-void ktg_copy_fence(void);
 void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages);
 u64 ktg_pattern_check(const u8 *p, u64 off, size_t len, u32 pages, u64 *first);
 int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern);
@@ -184,9 +183,6 @@ int ktg_probe_get(struct netlink_ext_ack *extack);
 void ktg_probe_put(void);
 u64 ktg_probe_nocache_hits(void);
 
-/* nic.c: the virtual NIC pair, rtnetlink link kind "ktgen-nic". */
-int ktg_nic_init(void);
-void ktg_nic_exit(void);
 
 /* Sinks (sink.c). */
 struct ktg_sink;

@@ -30,19 +30,13 @@ static int __init ktg_init(void)
 	if (err)
 		goto err_wq;
 
-	err = ktg_nic_init();
-	if (err)
-		goto err_pernet;
-
 	err = ktg_netlink_init();
 	if (err)
-		goto err_nic;
+		goto err_pernet;
 
 	pr_info("version %s loaded\n", KTGEN_VERSION);
 	return 0;
 
-err_nic:
-	ktg_nic_exit();
 err_pernet:
 	ktg_pernet_exit();
 err_wq:
@@ -58,7 +52,6 @@ static void __exit ktg_exit(void)
 	 */
 	ktg_netlink_exit();
 	ktg_pernet_exit();
-	ktg_nic_exit();
 	destroy_workqueue(ktg_wq);
 }
 

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The attribute policies of the ktgen family and of ktgen-nic's link data.
- * include/uapi/linux/ktgen.yaml says the same: the uapi tier
- * (scripts/check-policy.sh) builds this file against the policies the spec
- * generates and fails where they differ.
+ * The attribute policies of the ktgen family. include/uapi/linux/ktgen.yaml
+ * says the same: the uapi tier (scripts/check-policy.sh) builds this file
+ * against the policies the spec generates and fails where they differ.
  */
 #include <linux/limits.h>
-#include <linux/rtnetlink.h>
 #include <linux/time64.h>
 
 #include "policy.h"
@@ -177,12 +175,4 @@ const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_BUSY_POLL]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_busy_poll_range),
 	[KTGEN_A_RUN_GSO]		= NLA_POLICY_RANGE(NLA_U32, 2, KTG_MAX_GSO),
 	[KTGEN_A_RUN_TOKEN]		= { .type = NLA_U64 },
-};
-
-/* The virtual NIC's IFLA_INFO_DATA; rx-style is reported, never set. */
-const struct nla_policy ktg_nic_policy[KTGEN_A_NIC_MAX + 1] = {
-	[KTGEN_A_NIC_PEER]	= { .len = sizeof(struct ifinfomsg) },
-	[KTGEN_A_NIC_DMA_CPU]	= { .type = NLA_U32 },
-	[KTGEN_A_NIC_RX_STYLE]	= { .type = NLA_REJECT },
-	[KTGEN_A_NIC_IRQ_CPUS]	= { .type = NLA_BINARY, .len = KTG_NIC_MAX_QUEUES * sizeof(u32) },
 };

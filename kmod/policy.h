@@ -28,14 +28,10 @@
 #define KTG_MAX_GSO		64	/* UDP_MAX_SEGMENTS before 6.9 */
 #define KTG_MAX_PERCENTILES	16
 
-/* The virtual NIC. */
-#define KTG_NIC_MAX_QUEUES	8
-
 extern const struct nla_policy ktg_none_policy[2];
 extern const struct nla_policy ktg_config_policy[KTGEN_A_CONFIG_MAX + 1];
 extern const struct nla_policy ktg_sink_policy[KTGEN_A_SINK_MAX + 1];
 extern const struct nla_policy ktg_flow_policy[KTGEN_A_FLOW_MAX + 1];
 extern const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1];
-extern const struct nla_policy ktg_nic_policy[KTGEN_A_NIC_MAX + 1];
 
 #endif

@@ -26,6 +26,7 @@ secs=${2:-2}
 if [ -n "${KTGEN_BENCH_IN_GUEST:-}" ]; then
 	K=$top/tools/ktgen
 	insmod "$KTGEN_KO"
+	insmod "${KTGEN_KO%/*}/ktgen_nic.ko"
 	# shellcheck source=scripts/bench-lib.sh
 	. "$here/bench-lib.sh"
 	bench_veth ktna kv0 10.85.0.1 ktnb kv1 10.85.0.2

@@ -21,6 +21,7 @@ secs=${1:-5}
 if [ -n "${KTGEN_BENCH_IN_GUEST:-}" ]; then
 	K=$top/tools/ktgen
 	insmod "$KTGEN_KO"
+	insmod "${KTGEN_KO%/*}/ktgen_nic.ko"
 	# shellcheck source=scripts/bench-lib.sh
 	. "$here/bench-lib.sh"
 	bench_veth ktra kv0 10.81.0.1 ktrb kv1 10.81.0.2

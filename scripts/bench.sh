@@ -299,6 +299,7 @@ guest()
 	export PATH=$KTGEN_TOOLS/usr/bin:$PATH
 	export LD_LIBRARY_PATH=$KTGEN_TOOLS/usr/lib/x86_64-linux-gnu
 	insmod "$KTGEN_KO"
+	insmod "${KTGEN_KO%/*}/ktgen_nic.ko"
 	modprobe pktgen
 	bench_veth $na ktgb0 $A $nb ktgb1 $B
 	bench_nic "$k" $na ktn0 $NA $nb ktn1 $NB

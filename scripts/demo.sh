@@ -228,6 +228,7 @@ plots()
 if [ "${KTGEN_DEMO_IN_GUEST:-}" = 1 ]; then
 	DEMO_OUT=/mnt/out
 	insmod "$KTGEN_KO"
+	insmod "${KTGEN_KO%/*}/ktgen_nic.ko"
 	show
 	exit 0
 fi
@@ -241,6 +242,7 @@ if [ -d "/lib/modules/$(uname -r)/build" ] && [ "$(id -u)" = 0 ] &&
    [ -z "${KTGEN_DEMO_VM:-}" ]; then
 	make -s -C "$top" module tools
 	lsmod | grep -q '^ktgen ' || insmod "$top/kmod/ktgen.ko"
+	lsmod | grep -q '^ktgen_nic ' || insmod "$top/kmod/ktgen_nic.ko"
 	show
 	plots
 	exit 0

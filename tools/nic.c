@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/if_link.h>
-#include <linux/ktgen.h>
+#include <linux/ktgen_nic.h>
 #include <linux/rtnetlink.h>
 
 #include "ktgen.h"
@@ -26,7 +26,7 @@
 #include "print.h"
 
 /* The link kind the module registers (kmod/nic.c). */
-#define KTG_NIC_KIND	"ktgen-nic"
+#define KTG_NIC_KIND	KTGEN_NIC_KIND
 
 static const char * const rx_style_names[] = {
 	[KTGEN_NIC_RX_STYLE_BUILD]	= "build",
@@ -274,8 +274,8 @@ static int nic_add(int argc, char **argv)
 	if (!rtnl_talk(&r, nlh, NULL, NULL))
 		ret = EXIT_OK;
 	else if (errno == EOPNOTSUPP)
-		fprintf(stderr, "ktgen: is the ktgen module loaded? (link kind %s)\n",
-			KTG_NIC_KIND);
+		fprintf(stderr, "ktgen: is the ktgen_nic module loaded? (link kind %s: "
+			"modprobe ktgen_nic, or insmod kmod/ktgen_nic.ko)\n", KTG_NIC_KIND);
 	mnl_socket_close(r.sock);
 out:
 	if (fd >= 0)

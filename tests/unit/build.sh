@@ -79,6 +79,7 @@ else
 	make -C "$tmp/src" KDIR="$KDIR" >"$tmp/make.log" 2>&1 ||
 		d+="make KDIR=$KDIR failed: $(tail -n 20 "$tmp/make.log")"$'\n'
 	[ -f "$tmp/src/kmod/ktgen.ko" ] || d+="no kmod/ktgen.ko"$'\n'
+	[ -f "$tmp/src/kmod/ktgen_nic.ko" ] || d+="no kmod/ktgen_nic.ko"$'\n'
 	[ -x "$tmp/src/tools/ktgen" ] || d+="no tools/ktgen"$'\n'
 	if [ -f "$tmp/src/kmod/ktgen.ko" ] &&
 	   ! modinfo -F vermagic "$tmp/src/kmod/ktgen.ko" | grep -q "^$KVER "; then

@@ -4,8 +4,8 @@
 # dkms.sh [KERNEL_ENV]: the module's installation against a kernel's
 # headers, by default Debian bookworm's stock kernel (scripts/fetch-kernel.sh
 # fetches them once into $KTGEN_CACHE): make install-module into a DESTDIR
-# puts exactly lib/modules/KVER/updates/ktgen/ktgen.ko there, built for
-# KVER, and uninstall-module takes it away; make dkms-tarball, then dkms
+# puts exactly lib/modules/KVER/updates/ktgen/{ktgen,ktgen_nic}.ko there,
+# built for KVER, and uninstall-module takes them away; make dkms-tarball, then dkms
 # ldtarball, build, install and remove for KVER in a temporary DKMS tree,
 # nothing of it in /var/lib/dkms, /usr/src or /lib/modules. The module is
 # built in a copy of the sources, so the tree's kmod/ gets no objects.
@@ -44,11 +44,13 @@ tar -C "$top" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' --exclud
 d=""
 make -C "$tmp/src" install-module KDIR="$KDIR" DESTDIR="$tmp/root" >"$tmp/install.log" 2>&1 ||
 	d+="make install-module failed: $(tail -n 20 "$tmp/install.log")"$'\n'
-want="lib/modules/$KVER/updates/ktgen/ktgen.ko"
+want="lib/modules/$KVER/updates/ktgen/ktgen.ko"$'\n'"lib/modules/$KVER/updates/ktgen/ktgen_nic.ko"
 got=$(tree "$tmp/root" 2>/dev/null || true)
 [ "$got" = "$want" ] || d+="installed '$got', not $want"$'\n'
-magic=$(modinfo -F vermagic "$tmp/root/$want" 2>/dev/null || true)
-[ "${magic%% *}" = "$KVER" ] || d+="vermagic '$magic', not $KVER"$'\n'
+for m in $want; do
+	magic=$(modinfo -F vermagic "$tmp/root/$m" 2>/dev/null || true)
+	[ "${magic%% *}" = "$KVER" ] || d+="$m: vermagic '$magic', not $KVER"$'\n'
+done
 grep -q '^depmod: skipped, DESTDIR is set' "$tmp/install.log" || d+="no word of depmod skipped"$'\n'
 result install_module_destdir "$d"
 
@@ -74,7 +76,7 @@ fi
 # What a DKMS run must not touch: the system's own trees.
 system()
 {
-	ls -d /var/lib/dkms/ktgen /usr/src/ktgen-* "/lib/modules/$KVER/updates/dkms/ktgen.ko"* \
+	ls -d /var/lib/dkms/ktgen /usr/src/ktgen-* "/lib/modules/$KVER/updates/dkms/ktgen"*.ko* \
 		2>/dev/null || true
 }
 before=$(system)
@@ -88,9 +90,11 @@ make -s -C "$top" dkms-tarball DKMS_TARBALL="$tmp/ktgen.dkms.tar.gz" >"$tmp/tarb
 	dkms ldtarball "${trees[@]}" "$tmp/ktgen.dkms.tar.gz" &&
 		dkms build "ktgen/$version" "${kernel[@]}" "${trees[@]}"
 } >"$tmp/dkms.log" 2>&1 || d+="dkms failed: $(tail -n 20 "$tmp/dkms.log")"$'\n'
-ko=$tmp/dkms/ktgen/$version/$KVER/$(uname -m)/module/ktgen.ko
-magic=$(modinfo -F vermagic "$ko" 2>/dev/null || true)
-[ "${magic%% *}" = "$KVER" ] || d+="$ko: vermagic '$magic', not $KVER"$'\n'
+for m in ktgen ktgen_nic; do
+	ko=$tmp/dkms/ktgen/$version/$KVER/$(uname -m)/module/$m.ko
+	magic=$(modinfo -F vermagic "$ko" 2>/dev/null || true)
+	[ "${magic%% *}" = "$KVER" ] || d+="$ko: vermagic '$magic', not $KVER"$'\n'
+done
 log=$tmp/dkms/ktgen/$version/$KVER/$(uname -m)/log/make.log
 grep -q 'compat-probe' "$tmp/dkms.log" || d+="the build did not run the compat probes"$'\n'
 if grep -E 'warning:|error:' "$log" >"$tmp/warnings" 2>/dev/null; then
@@ -103,7 +107,8 @@ mkdir -p "$tmp/modules/$KVER"
 dkms install "ktgen/$version" "${kernel[@]}" "${trees[@]}" --no-depmod >>"$tmp/dkms.log" 2>&1 ||
 	d+="dkms install failed: $(tail -n 20 "$tmp/dkms.log")"$'\n'
 got=$(tree "$tmp/modules" 2>/dev/null || true)
-[ "$got" = "$KVER/updates/dkms/ktgen.ko" ] || d+="dkms installed '$got'"$'\n'
+[ "$got" = "$KVER/updates/dkms/ktgen.ko"$'\n'"$KVER/updates/dkms/ktgen_nic.ko" ] ||
+	d+="dkms installed '$got'"$'\n'
 dkms remove "ktgen/$version" --all "${trees[@]}" --no-depmod >>"$tmp/dkms.log" 2>&1 ||
 	d+="dkms remove failed: $(tail -n 20 "$tmp/dkms.log")"$'\n'
 got=$(tree "$tmp/modules" 2>/dev/null || true)

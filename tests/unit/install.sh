@@ -86,10 +86,15 @@ want=$(sed -n 's/^VERSION[[:space:]]*:=[[:space:]]*//p' "$top/Makefile")
 [ "$(conf PACKAGE_VERSION)" = "$want" ] ||
 	d+="PACKAGE_VERSION $(conf PACKAGE_VERSION), the Makefile's VERSION $want"$'\n'
 [ "$(conf PACKAGE_NAME)" = ktgen ] || d+="PACKAGE_NAME $(conf PACKAGE_NAME)"$'\n'
-m="$(conf 'BUILT_MODULE_LOCATION\[0\]')$(conf 'BUILT_MODULE_NAME\[0\]')"
-grep -qx "obj-m := $(basename "$m").o" "$top/$(dirname "$m")/Kbuild" ||
-	d+="no obj-m $(basename "$m").o in $(dirname "$m")/Kbuild"$'\n'
-[ "$(conf 'DEST_MODULE_LOCATION\[0\]')" = /updates/dkms ] || d+="DEST_MODULE_LOCATION"$'\n'
+# Every module of kmod/Kbuild, built and installed by DKMS.
+read -ra mods <<<"$(sed -n 's/^obj-m[[:space:]]*:=//p' "$top/kmod/Kbuild")"
+[ ${#mods[@]} = 2 ] || d+="kmod/Kbuild builds ${#mods[@]} modules: ${mods[*]}"$'\n'
+for i in "${!mods[@]}"; do
+	[ "$(conf "BUILT_MODULE_NAME\\[$i\\]")" = "${mods[$i]%.o}" ] ||
+		d+="BUILT_MODULE_NAME[$i] is '$(conf "BUILT_MODULE_NAME\\[$i\\]")', not ${mods[$i]%.o}"$'\n'
+	[ "$(conf "BUILT_MODULE_LOCATION\\[$i\\]")" = kmod/ ] || d+="BUILT_MODULE_LOCATION[$i]"$'\n'
+	[ "$(conf "DEST_MODULE_LOCATION\\[$i\\]")" = /updates/dkms ] || d+="DEST_MODULE_LOCATION[$i]"$'\n'
+done
 [ "$(conf AUTOINSTALL)" = yes ] || d+="AUTOINSTALL is not yes"$'\n'
 # shellcheck disable=SC2016 # dkms.conf's own words
 grep -q '^MAKE\[0\]="scripts/compat-probe.sh ${kernel_source_dir} kmod && make ' "$top/dkms.conf" ||
@@ -102,8 +107,9 @@ d=$(mk dkms-tarball DKMS_TARBALL="$tmp/ktgen.dkms.tar.gz")
 list=$(tar -tzf "$tmp/ktgen.dkms.tar.gz" 2>&1 || true)
 bad=$(grep -v '^dkms_source_tree/' <<<"$list" || true)
 [ -z "$bad" ] || d+="outside dkms_source_tree/: $bad"$'\n'
-want="dkms.conf Kbuild scripts/compat-probe.sh include/uapi/linux/ktgen.h kmod/Kbuild kmod/compat.h"
-read -ra objs <<<"$(sed -n 's/^ktgen-y[[:space:]]*:=//p' "$top/kmod/Kbuild")"
+want="dkms.conf Kbuild scripts/compat-probe.sh include/uapi/linux/ktgen.h"
+want+=" include/uapi/linux/ktgen_nic.h kmod/Kbuild kmod/compat.h kmod/nic/policy.h"
+read -ra objs <<<"$(sed -n 's/^ktgen\(_nic\)\?-y[[:space:]]*:=//p' "$top/kmod/Kbuild")"
 for o in "${objs[@]}"; do
 	want+=" kmod/${o%.o}.c"
 done

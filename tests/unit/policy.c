@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmod/policy.c against the spec: built with the kernel's policy types
- * (tests/unit/kinclude) beside the policies the spec generates
- * (scripts/ynl-gen.sh --policy, included as SPEC_POLICY), each attribute
- * of each set is put in words as the kernel would validate it (its type,
- * the values or lengths it takes, what it nests) and the two must say the
- * same. An attribute no request of the spec carries must be refused.
+ * kmod/policy.c and kmod/nic/policy.c against the specs: built with the
+ * kernel's policy types (tests/unit/kinclude) beside the policies the specs
+ * generate (scripts/ynl-gen.sh --policy, included as SPEC_POLICY), each
+ * attribute of each set is put in words as the kernel would validate it (its
+ * type, the values or lengths it takes, what it nests) and the two must say
+ * the same. An attribute no request of the spec carries must be refused.
  * KTAP, a case per attribute set; a difference names the attribute.
  */
 #include <inttypes.h>
@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "policy.h"
+#include "nic/policy.h"
 #include SPEC_POLICY
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -31,7 +32,7 @@ static struct table tables[] = {
 #undef KTG_SPEC_POLICY
 };
 
-/* Each set's table in kmod/policy.c. */
+/* Each set's table in kmod/policy.c and kmod/nic/policy.c. */
 static const struct {
 	const char *set;
 	const struct nla_policy *policy;

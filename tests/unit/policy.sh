@@ -14,10 +14,11 @@ top=$(readlink -f "${1:?top of the tree}")
 copy()
 {
 	rm -rf "$tmp/t"
-	mkdir -p "$tmp/t/tests/unit" "$tmp/t/kmod"
+	mkdir -p "$tmp/t/tests/unit" "$tmp/t/kmod/nic"
 	cp -r "$top/scripts" "$top/include" "$tmp/t/"
 	cp -r "$top/tests/unit/kinclude" "$top/tests/unit/policy.c" "$tmp/t/tests/unit/"
 	cp "$top/kmod/policy.c" "$top/kmod/policy.h" "$tmp/t/kmod/"
+	cp "$top/kmod/nic/policy.c" "$top/kmod/nic/policy.h" "$tmp/t/kmod/nic/"
 }
 
 run()
@@ -44,7 +45,7 @@ want="status 1: # config.buffer-used: the spec says refused, kmod says u64 0..18
 result kmod_extra_named "$([ "$got" = "$want" ] || echo "$got")"
 
 copy
-/usr/bin/python3 - "$tmp/t/include/uapi/linux/ktgen.yaml" <<'EOP'
+/usr/bin/python3 - "$tmp/t/include/uapi/linux/ktgen_nic.yaml" <<'EOP'
 import sys
 p = sys.argv[1]
 s = open(p).read()

@@ -25,6 +25,8 @@ KSFT_SKIP=4
 
 : "${KTGEN:=ktgen}"
 : "${KTGEN_KO:=}"
+# The virtual NIC's module, built beside ktgen.ko.
+: "${KTGEN_NIC_KO:=${KTGEN_KO:+$(dirname "$KTGEN_KO")/ktgen_nic.ko}}"
 : "${KTGEN_TESTS:=$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")}"
 : "${KTGEN_TIME_SCALE:=1}"
 # The tree (the schema, scripts): not from $KTGEN, which may be a
@@ -158,14 +160,28 @@ module_loaded()
 	[ -d /sys/module/ktgen ]
 }
 
-load_module()
+nic_loaded()
 {
-	module_loaded && return 0
-	insmod "$KTGEN_KO" "$@"
+	[ -d /sys/module/ktgen_nic ]
 }
 
+# load_module [PARAM...]: ktgen.ko (with PARAMs) and the virtual NIC's
+# ktgen_nic.ko, each unless loaded.
+load_module()
+{
+	if ! module_loaded; then
+		insmod "$KTGEN_KO" "$@" || return
+	fi
+	nic_loaded || insmod "$KTGEN_NIC_KO"
+}
+
+# unload_module: both modules; fails as rmmod does for the first that
+# cannot go.
 unload_module()
 {
+	if nic_loaded; then
+		rmmod ktgen_nic || return
+	fi
 	module_loaded || return 0
 	rmmod ktgen
 }

@@ -167,7 +167,7 @@ static bool stale_frame(const char *line)
 }
 
 /* After an attempt: whether the injected failure's stack ran through the
- * module, its first frame there in @frame.
+ * modules (ktgen, ktgen_nic), its first frame there in @frame.
  */
 static bool kmsg_ktgen_stack(char *frame, size_t len)
 {
@@ -193,7 +193,8 @@ static bool kmsg_ktgen_stack(char *frame, size_t len)
 		 * frame: a stale return address. x86 prints it first, User-
 		 * Mode Linux after the address ("[<6003d350>] ? name").
 		 */
-		else if (in_dump && !found && strstr(msg, "[ktgen]") && !stale_frame(msg)) {
+		else if (in_dump && !found && (strstr(msg, "[ktgen]") || strstr(msg, "[ktgen_nic]")) &&
+			 !stale_frame(msg)) {
 			found = true;
 			snprintf(frame, len, "%s", msg + strspn(msg, " "));
 		}
@@ -212,8 +213,10 @@ struct census {
 	unsigned int	engines;	/* ktgen-nic/ threads */
 	unsigned int	devs;		/* network devices */
 	uint64_t	used;		/* charged buffer bytes */
+	long		nic_used;	/* ktgen_nic's ring pages, bytes */
 	long		sockets;	/* TCP and UDP sockets someone holds, kernel's too */
 	long		refcnt;		/* the module's */
+	long		nic_refcnt;	/* ktgen_nic's */
 	char		why[128];	/* the first bad run's */
 };
 
@@ -417,15 +420,17 @@ static int census_take(struct nl_ctx *ctx, struct census *c)
 	c->devs = count_devs();
 	c->sockets = held_sockets();
 	c->refcnt = read_long("/sys/module/ktgen/refcnt", NULL);
+	c->nic_used = read_long("/sys/module/ktgen_nic/parameters/budget_used", NULL);
+	c->nic_refcnt = read_long("/sys/module/ktgen_nic/refcnt", NULL);
 	return 0;
 }
 
 static void census_str(const struct census *c, char *buf, size_t len)
 {
-	snprintf(buf, len, "%u sinks, %u runs (%u running, %u bad%s%s%s), %u workers, %u devices, %u NIC engines, %llu bytes charged, %ld sockets, %ld module refs",
+	snprintf(buf, len, "%u sinks, %u runs (%u running, %u bad%s%s%s), %u workers, %u devices, %u NIC engines, %llu bytes charged, %ld NIC ring bytes, %ld sockets, %ld module refs, %ld NIC module refs",
 		 c->sinks, c->runs, c->running, c->bad_runs, c->bad_runs ? ": " : "", c->why,
 		 c->bad_runs > 1 ? ", ..." : "", c->workers, c->devs, c->engines,
-		 (unsigned long long)c->used, c->sockets, c->refcnt);
+		 (unsigned long long)c->used, c->nic_used, c->sockets, c->refcnt, c->nic_refcnt);
 }
 
 static bool census_same(const struct census *a, const struct census *b)
@@ -433,7 +438,8 @@ static bool census_same(const struct census *a, const struct census *b)
 	return a->sinks == b->sinks && a->runs == b->runs && a->running == b->running &&
 	       a->bad_runs == b->bad_runs && a->workers == b->workers && a->used == b->used &&
 	       a->engines == b->engines && a->devs == b->devs &&
-	       a->sockets == b->sockets && a->refcnt == b->refcnt;
+	       a->sockets == b->sockets && a->refcnt == b->refcnt &&
+	       a->nic_used == b->nic_used && a->nic_refcnt == b->nic_refcnt;
 }
 
 /* Workers exit and sockets close after the answer: wait (5 s at most) for
@@ -861,11 +867,22 @@ out:
 	return bad || n >= MAX_NTH ? EXIT_FAIL : EXIT_OK;
 }
 
+/* The module's name: the file's, without directories or ".ko". */
+static void module_name(const char *path, char *name, size_t size)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	snprintf(name, size, "%.*s", (int)strcspn(base, "."), base);
+}
+
 static int fault_load(const char *path)
 {
 	unsigned int n, failed = 0, errors = 0;
+	char name[64];
 	int fd, err;
 
+	module_name(path, name, sizeof(name));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		perror(path);
@@ -882,23 +899,23 @@ static int fault_load(const char *path)
 			break;
 		}
 		errors += !!err;
-		if (!err && syscall(SYS_delete_module, "ktgen", O_NONBLOCK)) {
+		if (!err && syscall(SYS_delete_module, name, O_NONBLOCK)) {
 			printf("# nth=%u: loaded but cannot unload: %s\n", n, strerror(errno));
 			failed++;
 			break;
 		}
 		/* A clean failure leaves nothing behind: the module loads. */
 		if (syscall(SYS_finit_module, fd, "", 0) ||
-		    syscall(SYS_delete_module, "ktgen", O_NONBLOCK)) {
+		    syscall(SYS_delete_module, name, O_NONBLOCK)) {
 			printf("# nth=%u: the next load/unload failed: %s\n", n, strerror(errno));
 			failed++;
 			break;
 		}
 	}
-	if (!failed && syscall(SYS_delete_module, "ktgen", O_NONBLOCK) && errno != ENOENT)
+	if (!failed && syscall(SYS_delete_module, name, O_NONBLOCK) && errno != ENOENT)
 		failed++;
 	close(fd);
-	printf("# load: %u fault sites, %u refused cleanly, %u bad\n", n - 1, errors, failed);
+	printf("# load %s: %u fault sites, %u refused cleanly, %u bad\n", name, n - 1, errors, failed);
 	return failed || n >= MAX_NTH ? EXIT_FAIL : EXIT_OK;
 }
 

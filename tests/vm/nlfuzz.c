@@ -52,6 +52,7 @@
 
 #include <net/netlink.h>	/* the kernel's policy types: tests/unit/kinclude */
 #include <linux/ktgen.h>
+#include <linux/ktgen_nic.h>
 #include "spec-policy.c"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

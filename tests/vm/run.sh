@@ -281,12 +281,16 @@ for c in "${sel[@]}"; do
 	rm -f "$mark"
 
 	# Leave nothing behind: the case's checker, namespaces, then the
-	# module.
+	# modules.
 	pkill -f "$dir/pycheck.py" 2>/dev/null
 	rm -rf /tmp/ktg-pycheck.*
 	for ns in $(ip netns list | awk '{ print $1 }' | grep '^ktg-'); do
 		ip netns del "$ns"
 	done
+	if nic_loaded && ! rmmod ktgen_nic 2>>"$log"; then
+		echo "FAIL: ktgen_nic could not be unloaded after the case" >>"$log"
+		[ $rc = 0 ] && rc=1
+	fi
 	if module_loaded && ! rmmod ktgen 2>>"$log"; then
 		echo "FAIL: ktgen could not be unloaded after the case" >>"$log"
 		[ $rc = 0 ] && rc=1

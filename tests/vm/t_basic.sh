@@ -47,13 +47,28 @@ expected_udp6_splice()
 	fi
 }
 
+# ktgen.ko and the virtual NIC's ktgen_nic.ko load and go each on its own:
+# a host that tests real NICs loads ktgen.ko alone, and a pair goes with
+# its module.
 t_load_unload()
 {
-	load_module
+	insmod "$KTGEN_KO"
 	module_loaded || fail "ktgen not in /sys/module after insmod"
+	! nic_loaded || fail "ktgen.ko brought ktgen_nic with it"
 	dmesg | grep -q "ktgen: version .* loaded" || fail "no load message"
 	rmmod ktgen
 	! module_loaded || fail "ktgen still loaded after rmmod"
+
+	insmod "$KTGEN_NIC_KO"
+	ip link add ktl0 type ktgen-nic
+	ip -d link show ktl0 | grep -qw ktgen-nic || fail "ktl0 is not a ktgen-nic: $(ip -d link show ktl0)"
+	! module_loaded || fail "ktgen_nic.ko brought ktgen with it"
+	[ "$(cat /sys/module/ktgen_nic/refcnt)" = 0 ] ||
+		fail "ktgen_nic's refcnt is $(cat /sys/module/ktgen_nic/refcnt) with a pair"
+	rmmod ktgen_nic
+	! nic_loaded || fail "ktgen_nic still loaded after rmmod"
+	! ip link show ktl0 2>/dev/null || fail "ktl0 outlived its module"
+	! ip -o link show | grep -q ktgn || fail "the peer outlived its module: $(ip -o link show)"
 }
 case_add load_unload t_load_unload 60 smoke
 
@@ -177,7 +192,11 @@ t_autoload()
 
 	modinfo -F alias "$KTGEN_KO" | grep -qx "net-pf-16-proto-16-family-ktgen" ||
 		fail "no genetlink family alias in the module"
-	! module_loaded || rmmod ktgen
+	modinfo -F alias "$KTGEN_NIC_KO" | grep -qx "rtnl-link-ktgen-nic" ||
+		fail "no link kind alias in ktgen_nic"
+	! modinfo -F alias "$KTGEN_KO" | grep -q "rtnl-link" ||
+		fail "ktgen.ko still claims a link kind"
+	unload_module
 	# A module tree of ktgen alone (depmod over the whole 9p tree takes a
 	# minute under TCG): modprobe resolves the family alias from the
 	# module's own modinfo.
@@ -186,11 +205,17 @@ t_autoload()
 	mount -t tmpfs ktg-modules "$mdir"
 	cp /run/ktg-modules/* "$mdir/"
 	mkdir "$mdir/extra"
-	cp "$KTGEN_KO" "$mdir/extra/"
+	cp "$KTGEN_KO" "$KTGEN_NIC_KO" "$mdir/extra/"
 	depmod -a
 	$KTGEN info | grep -q "^ktgen module" || fail "info after autoload"
 	module_loaded || fail "the family lookup did not load the module"
+	! nic_loaded || fail "the family lookup loaded ktgen_nic too"
 	rmmod ktgen
+	# The link kind loads the NIC's module, and only it.
+	$KTGEN nic add kta0 peer kta1
+	nic_loaded || fail "the link kind did not load ktgen_nic"
+	! module_loaded || fail "the link kind loaded ktgen too"
+	rmmod ktgen_nic
 	umount "$mdir"
 }
 case_add autoload t_autoload

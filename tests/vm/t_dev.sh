@@ -163,7 +163,7 @@ print(next(n for n, v in f.items() if v["fixed"] and not v["active"]))')
 		ip netns exec "$NS_B" $KTGEN dev set ktn1 channels 99
 	expect_fail 1 "ktn1: tcp-data-split" \
 		ip netns exec "$NS_B" $KTGEN dev set ktn1 tcp-data-split on
-	expect_fail 1 "ktn1: coalesce rx-usecs: ktgen: rx-usecs: at most 10000" \
+	expect_fail 1 "ktn1: coalesce rx-usecs: ktgen_nic: rx-usecs: at most 10000" \
 		ip netns exec "$NS_B" $KTGEN dev set ktn1 coalesce rx-usecs 20000
 	expect_fail 1 "ktn1: coalesce tx-usecs: the device does not report it" \
 		ip netns exec "$NS_B" $KTGEN dev set ktn1 coalesce tx-usecs 10

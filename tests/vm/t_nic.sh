@@ -436,19 +436,27 @@ case_add nic_ethtool t_nic_ethtool 120
 # The used buffer bytes (module-wide).
 nic_budget_used()
 {
-	$KTGEN -j config | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["buffer_used"])'
+	cat /sys/module/ktgen_nic/parameters/budget_used
+}
+
+nic_budget_set()
+{
+	echo "$1" >/sys/module/ktgen_nic/parameters/budget
 }
 
 # A pair's receive rings hold a page a descriptor while they are up, and
-# those pages count against the module's buffer budget as runs' and
-# sinks' do: a device that would exceed it does not come up (ENOSPC, and
-# the log says why), a ring change that would is refused by ethtool with
-# the old rings kept, and a device down or gone gives its pages back.
+# those pages count against ktgen_nic's budget (its own, as runs' and
+# sinks' count against ktgen's): a device that would exceed it does not
+# come up (ENOSPC, and the log says why), a ring change that would is
+# refused by ethtool with the old rings kept, and a device down or gone
+# gives its pages back. The budget is never set below what is held.
 t_nic_budget()
 {
-	local ring=512 q pair out
+	local ring=512 q pair out default
 
 	load_module
+	default=$(cat /sys/module/ktgen_nic/parameters/budget)
+	[ "$default" = "$(default_budget)" ] || fail "ktgen_nic's default budget $default, want $(default_budget)"
 	$KTGEN nic add ktb0 peer ktb1
 	[ "$(nic_budget_used)" = 0 ] || fail "a pair down holds $(nic_budget_used) bytes"
 	ethtool -G ktb0 rx $ring
@@ -460,8 +468,11 @@ t_nic_budget()
 	pair=$(( 2 * q * ring * $(getconf PAGESIZE) ))
 	[ "$(nic_budget_used)" = $pair ] ||
 		fail "the pair up holds $(nic_budget_used) bytes, want $pair"
-	$KTGEN config set budget $(( pair + (1 << 20) ))
-	must_refuse "buffer budget.*old settings restored" ethtool -G ktb0 rx $(( 4 * ring ))
+	$KTGEN -j config | json_check "d['buffer_used'] == 0"
+	must_refuse "Device or resource busy" nic_budget_set $(( pair - 4096 ))
+	must_refuse "Invalid argument" nic_budget_set 12x
+	nic_budget_set $(( pair + (1 << 20) ))
+	must_refuse "page budget.*old settings restored" ethtool -G ktb0 rx $(( 4 * ring ))
 	ethtool -g ktb0 | awk '$1 == "RX:" { n++ } n == 2 && $1 == "RX:" { print $2 }' | grep -qx $ring ||
 		fail "ktb0's ring changed: $(ethtool -g ktb0)"
 	[ "$(nic_budget_used)" = $pair ] || fail "after the refusal: $(nic_budget_used) bytes"
@@ -469,13 +480,13 @@ t_nic_budget()
 	[ "$(nic_budget_used)" = $(( pair / 2 )) ] || fail "ktb1 down: $(nic_budget_used) bytes"
 	ip link set ktb0 down
 	[ "$(nic_budget_used)" = 0 ] || fail "both down: $(nic_budget_used) bytes"
-	$KTGEN config set budget 1M
+	nic_budget_set 1M
 	out=$(ip link set ktb1 up 2>&1) && fail "ktb1 came up beyond the budget"
 	[[ $out == *"No space left"* ]] || fail "ktb1 up beyond the budget: $out"
-	dmesg | tail -5 | grep -q "ktb1: its rings' pages exceed ktgen's buffer budget" ||
+	dmesg | tail -5 | grep -q "ktb1: its rings' pages exceed ktgen_nic's page budget" ||
 		fail "the log does not say why ktb1 did not come up"
 	log "refused as expected: ip link set ktb1 up: $out"
-	$KTGEN config set budget 1G
+	nic_budget_set 1G
 	ip link set ktb0 up
 	ip link set ktb1 up
 	[ "$(nic_budget_used)" = $pair ] || fail "ktb1 back up: $(nic_budget_used) bytes"

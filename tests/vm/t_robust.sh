@@ -55,6 +55,8 @@ t_fault_load()
 	unload_module
 	"$KTGEN_NLFAULT" load "$KTGEN_KO"
 	! module_loaded || fail "left loaded"
+	"$KTGEN_NLFAULT" load "$KTGEN_NIC_KO"
+	! nic_loaded || fail "ktgen_nic left loaded"
 	load_module
 	$KTGEN info >/dev/null
 	unload_module

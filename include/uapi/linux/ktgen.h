@@ -139,23 +139,6 @@ enum ktgen_cpu_method {
 	KTGEN_CPU_METHOD_SW_EVENT,
 };
 
-/**
- * enum ktgen_nic_rx_style - How the virtual NIC (link kind ktgen-nic) turns a
- *   receive buffer into an skb; chosen with its priv-flags.
- * @KTGEN_NIC_RX_STYLE_BUILD: Wrap the page-pool buffer (napi_build_skb), as
- *   build_skb drivers (ixgbe without legacy-rx, bnx2x).
- * @KTGEN_NIC_RX_STYLE_LEGACY: Priv-flag legacy-rx. Allocate an skb and copy,
- *   whole up to 256 bytes, else the headers with the rest as a page fragment
- *   (ixgbe legacy-rx).
- * @KTGEN_NIC_RX_STYLE_FRAGS: Priv-flag rx-frags. The whole frame as a page
- *   fragment of an skb from napi_get_frags(), through napi_gro_frags() (mlx4).
- */
-enum ktgen_nic_rx_style {
-	KTGEN_NIC_RX_STYLE_BUILD,
-	KTGEN_NIC_RX_STYLE_LEGACY,
-	KTGEN_NIC_RX_STYLE_FRAGS,
-};
-
 enum {
 	KTGEN_A_INFO_VERSION = 1,
 	KTGEN_A_INFO_ABI_VERSION,
@@ -353,16 +336,6 @@ enum {
 
 	__KTGEN_A_FLOW_MAX,
 	KTGEN_A_FLOW_MAX = (__KTGEN_A_FLOW_MAX - 1)
-};
-
-enum {
-	KTGEN_A_NIC_PEER = 1,
-	KTGEN_A_NIC_DMA_CPU,
-	KTGEN_A_NIC_RX_STYLE,
-	KTGEN_A_NIC_IRQ_CPUS,
-
-	__KTGEN_A_NIC_MAX,
-	KTGEN_A_NIC_MAX = (__KTGEN_A_NIC_MAX - 1)
 };
 
 enum {

@@ -36,6 +36,9 @@
 #include <linux/ethtool.h>
 #include <linux/if_vlan.h>
 #include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/netdevice.h>
 #include <linux/ptr_ring.h>
 #include <linux/sched/task.h>
@@ -47,9 +50,14 @@
 #include <net/rtnetlink.h>
 
 #include "compat.h"
-#include "ktgen.h"
+#include "nocache.h"
+#include "policy.h"
 
-#define KTG_NIC_KIND		"ktgen-nic"
+#ifndef KTGEN_VERSION
+#define KTGEN_VERSION "unknown"
+#endif
+
+#define KTG_NIC_KIND		KTGEN_NIC_KIND
 #define KTG_NIC_RX_RING		512
 #define KTG_NIC_TX_RING		256
 #define KTG_NIC_RING_MIN	64
@@ -234,6 +242,101 @@ static enum ktgen_nic_rx_style ktg_nic_style(u32 flags)
 	if (flags & BIT(KTG_NIC_PF_RX_FRAGS))
 		return KTGEN_NIC_RX_STYLE_FRAGS;
 	return KTGEN_NIC_RX_STYLE_BUILD;
+}
+
+/* ---- the module's page budget ---- */
+
+/*
+ * The receive rings of every pair hold a page a descriptor while their
+ * device is up: not reclaimable, so held against a budget as ktgen.ko's
+ * runs and sinks are against its own. 1 GiB, or a quarter of the memory
+ * of a smaller machine; root changes it at
+ * /sys/module/ktgen_nic/parameters/budget (bytes, K/M/G; never below what
+ * is held) and reads what is held at budget_used.
+ */
+#define KTG_NIC_BUDGET_MIN	SZ_1M
+#define KTG_NIC_BUDGET_MAX	(64ULL * SZ_1G)
+
+static DEFINE_MUTEX(ktg_nic_mem_lock);
+static u64 ktg_nic_mem_limit;		/* 0 until set or defaulted at load */
+static u64 ktg_nic_mem_held;
+
+static int ktg_nic_charge(u64 bytes)
+{
+	int err = 0;
+
+	mutex_lock(&ktg_nic_mem_lock);
+	if (bytes > ktg_nic_mem_limit - ktg_nic_mem_held)
+		err = -ENOSPC;
+	else
+		ktg_nic_mem_held += bytes;
+	mutex_unlock(&ktg_nic_mem_lock);
+	return err;
+}
+
+static void ktg_nic_uncharge(u64 bytes)
+{
+	mutex_lock(&ktg_nic_mem_lock);
+	if (!WARN_ON_ONCE(bytes > ktg_nic_mem_held))
+		ktg_nic_mem_held -= bytes;
+	mutex_unlock(&ktg_nic_mem_lock);
+}
+
+static int ktg_nic_budget_set(const char *val, const struct kernel_param *kp)
+{
+	char *end;
+	u64 v = memparse(val, &end);
+	int err = 0;
+
+	if (end == val || (*end && strcmp(end, "\n")) ||
+	    v < KTG_NIC_BUDGET_MIN || v > KTG_NIC_BUDGET_MAX)
+		return -EINVAL;
+	mutex_lock(&ktg_nic_mem_lock);
+	if (v < ktg_nic_mem_held)
+		err = -EBUSY;
+	else
+		ktg_nic_mem_limit = v;
+	mutex_unlock(&ktg_nic_mem_lock);
+	return err;
+}
+
+static int ktg_nic_budget_get(char *buf, const struct kernel_param *kp)
+{
+	u64 v;
+
+	mutex_lock(&ktg_nic_mem_lock);
+	v = *(u64 *)kp->arg;
+	mutex_unlock(&ktg_nic_mem_lock);
+	return sysfs_emit(buf, "%llu\n", v);
+}
+
+static int ktg_nic_read_only(const char *val, const struct kernel_param *kp)
+{
+	return -EPERM;
+}
+
+static const struct kernel_param_ops ktg_nic_budget_ops = {
+	.set	= ktg_nic_budget_set,
+	.get	= ktg_nic_budget_get,
+};
+
+static const struct kernel_param_ops ktg_nic_held_ops = {
+	.set	= ktg_nic_read_only,
+	.get	= ktg_nic_budget_get,
+};
+
+module_param_cb(budget, &ktg_nic_budget_ops, &ktg_nic_mem_limit, 0644);
+MODULE_PARM_DESC(budget, "Bytes the receive rings of all pairs may hold (K/M/G); default 1G or a quarter of memory");
+module_param_cb(budget_used, &ktg_nic_held_ops, &ktg_nic_mem_held, 0444);
+MODULE_PARM_DESC(budget_used, "Bytes the receive rings hold now");
+
+/* The default budget, unless given at load. */
+static void ktg_nic_budget_init(void)
+{
+	u64 quarter = round_down(((u64)totalram_pages() << PAGE_SHIFT) / 4, SZ_1M);
+
+	if (!ktg_nic_mem_limit)
+		ktg_nic_mem_limit = clamp_t(u64, quarter, KTG_NIC_BUDGET_MIN, SZ_1G);
 }
 
 /* ---- receive: NAPI ---- */
@@ -763,11 +866,11 @@ static void ktg_nic_rq_free(struct ktg_nic_rq *rq)
 	rq->desc = NULL;
 	page_pool_destroy(rq->pool);
 	rq->pool = NULL;
-	ktg_mem_uncharge((u64)(rq->mask + 1) << PAGE_SHIFT);
+	ktg_nic_uncharge((u64)(rq->mask + 1) << PAGE_SHIFT);
 }
 
 /* A ring's pages (a page a descriptor, as long as the ring is up) are
- * charged to the module's buffer budget, as runs' and sinks' are.
+ * charged to the module's budget.
  */
 static int ktg_nic_rq_alloc(struct ktg_nic *nic, struct ktg_nic_rq *rq)
 {
@@ -779,13 +882,13 @@ static int ktg_nic_rq_alloc(struct ktg_nic *nic, struct ktg_nic_rq *rq)
 	u64 bytes = (u64)nic->rx_ring << PAGE_SHIFT;
 	int err;
 
-	err = ktg_mem_charge(bytes);
+	err = ktg_nic_charge(bytes);
 	if (err)
 		return err;
 	ktg_page_pool_set_netdev(&pp, nic->dev);
 	rq->desc = kvcalloc(nic->rx_ring, sizeof(*rq->desc), GFP_KERNEL);
 	if (!rq->desc) {
-		ktg_mem_uncharge(bytes);
+		ktg_nic_uncharge(bytes);
 		return -ENOMEM;
 	}
 	rq->pool = page_pool_create(&pp);
@@ -794,7 +897,7 @@ static int ktg_nic_rq_alloc(struct ktg_nic *nic, struct ktg_nic_rq *rq)
 		rq->pool = NULL;
 		kvfree(rq->desc);
 		rq->desc = NULL;
-		ktg_mem_uncharge(bytes);
+		ktg_nic_uncharge(bytes);
 		return err;
 	}
 	rq->mask = nic->rx_ring - 1;
@@ -927,7 +1030,7 @@ static int ktg_nic_open(struct net_device *dev)
 	int err = ktg_nic_up(netdev_priv(dev));
 
 	if (err == -ENOSPC)
-		netdev_warn(dev, "its rings' pages exceed ktgen's buffer budget (ktgen config)\n");
+		netdev_warn(dev, "its rings' pages exceed ktgen_nic's page budget (parameter budget)\n");
 	return err;
 }
 
@@ -972,7 +1075,7 @@ static int ktg_nic_reconfigure(struct ktg_nic *nic, u32 channels, u32 rx_ring,
 		}
 		if (err == -ENOSPC)
 			NL_SET_ERR_MSG_MOD(extack,
-					   "the new rings' pages exceed ktgen's buffer budget (ktgen config): old settings restored");
+					   "the new rings' pages exceed ktgen_nic's page budget (parameter budget): old settings restored");
 		else
 			NL_SET_ERR_MSG_MOD(extack,
 					   "cannot allocate the new rings: old settings restored");
@@ -1620,14 +1723,21 @@ static struct rtnl_link_ops ktg_nic_link_ops = {
 	.get_num_rx_queues	= ktg_nic_num_queues,
 };
 
-int ktg_nic_init(void)
+static int __init ktg_nic_init(void)
 {
+	ktg_nic_budget_init();
 	return rtnl_link_register(&ktg_nic_link_ops);
 }
 
-void ktg_nic_exit(void)
+/* The core deletes every pair, in every namespace, before it returns. */
+static void __exit ktg_nic_exit(void)
 {
 	rtnl_link_unregister(&ktg_nic_link_ops);
 }
 
+module_init(ktg_nic_init);
+module_exit(ktg_nic_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Virtual NIC pair with hardware drivers' receive styles, for ktgen");
+MODULE_VERSION(KTGEN_VERSION);
 MODULE_ALIAS_RTNL_LINK(KTG_NIC_KIND);
