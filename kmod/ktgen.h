@@ -183,7 +183,6 @@ int ktg_probe_get(struct netlink_ext_ack *extack);
 void ktg_probe_put(void);
 u64 ktg_probe_nocache_hits(void);
 
-
 /* Sinks (sink.c). */
 struct ktg_sink;
 struct ktg_sink_params {

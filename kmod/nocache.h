@@ -24,11 +24,11 @@ static inline void ktg_copy_nocache(void *dst, const void *src, size_t len)
 #endif
 }
 
-/* Non-temporal stores are weakly ordered: order them before the page is
- * handed on, as __copy_user_nocache's sfence does.
- */
 static inline void ktg_copy_fence(void)
 {
+	/* Non-temporal stores are weakly ordered: order them before the
+	 * page is handed on, as __copy_user_nocache's sfence does.
+	 */
 	wmb();
 }
 

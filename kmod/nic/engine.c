@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The DMA engine: a kthread per device that plays the hardware. It takes
+ * frames from the device's transmit rings, cuts TSO skbs into frames,
+ * copies each into a buffer the peer posted (cached or non-temporal),
+ * computes the checksum the sender offloaded, and raises the peer's
+ * receive interrupts, moderated as ethtool -C says.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kthread.h>
+#include <linux/sched/task.h>
+#include <net/checksum.h>
+
+#include "nocache.h"
+#include "nic.h"
+
+/* A buffer of @rq posted and not yet filled, waiting for the peer's NAPI
+ * when there is none. False when the engine must stop or park: the frame
+ * is dropped.
+ */
+static bool ktg_nic_dma_slot(struct ktg_nic *nic, struct ktg_nic_rq *rq)
+{
+	while (!ktg_nic_rq_posted(rq)) {
+		ktg_ctr_add(&nic->dma, KTG_DMA_PAUSE, 1);
+		local_bh_disable();
+		ktg_nic_raise(rq);
+		local_bh_enable();
+		wait_event_interruptible_timeout(rq->refill_wait,
+						 ktg_nic_rq_posted(rq) ||
+						 kthread_should_park() ||
+						 kthread_should_stop(), HZ / 10);
+		if (kthread_should_park() || kthread_should_stop())
+			return false;
+	}
+	return true;
+}
+
+static void ktg_nic_dma_copy(struct sk_buff *skb, void *to, bool nocache)
+{
+	struct skb_seq_state st;
+	unsigned int off = 0, n;
+	const u8 *p;
+
+	if (!nocache) {
+		skb_copy_bits(skb, 0, to, skb->len);
+		return;
+	}
+	skb_prepare_seq_read(skb, 0, skb->len, &st);
+	while ((n = skb_seq_read(off, &p, &st)) != 0) {
+		ktg_copy_nocache(to + off, p, n);
+		off += n;
+	}
+	ktg_copy_fence();
+}
+
+/* Place one frame into the peer's receive ring: false when it was dropped. */
+static bool ktg_nic_dma_frame(struct ktg_nic *nic, struct ktg_nic *pn,
+			      struct sk_buff *skb, u32 hash)
+{
+	struct ktg_nic_rq *rq;
+	struct ktg_nic_rx_desc *d;
+	u32 nq, len = skb->len;
+	bool nocache;
+	void *va;
+
+	/* rx_ready and the peer's queue count change only while this engine
+	 * is parked; acquire pairs with the peer's release when it came up.
+	 */
+	if (!smp_load_acquire(&pn->rx_ready) || len > KTG_NIC_BUF_LEN)
+		return false;
+	nq = pn->dev->real_num_rx_queues;
+	rq = &pn->rq[reciprocal_scale(hash, nq)];
+	if (!ktg_nic_dma_slot(nic, rq))
+		return false;
+
+	d = &rq->desc[rq->next_to_fill & rq->mask];
+	va = page_address(d->page) + KTG_NIC_HEADROOM;
+	nocache = READ_ONCE(pn->priv_flags) & BIT(KTG_NIC_PF_DMA_NOCACHE);
+	ktg_nic_dma_copy(skb, va, nocache);
+	if (nocache)
+		ktg_ctr_add(&nic->dma, KTG_DMA_NOCACHE, 1);
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		/* The sender left the checksum to the hardware: sum from
+		 * csum_start over the copy, into the field at csum_offset
+		 * (which holds the pseudo-header sum), as a NIC does.
+		 */
+		int start = skb_checksum_start_offset(skb);
+		__sum16 *field = va + start + skb->csum_offset;
+
+		*field = csum_fold(csum_partial(va + start, len - start, 0)) ?: CSUM_MANGLED_0;
+		ktg_ctr_add(&nic->dma, KTG_DMA_CSUMS, 1);
+	}
+	d->len = len;
+	d->hash = hash;
+	/* The frame, then done: the NAPI's acquire in ktg_nic_desc_done(). */
+	smp_store_release(&d->done, 1);
+	rq->next_to_fill++;
+	nic->rx_dma_pending |= BIT_ULL(rq - pn->rq);
+	if (!rq->mod_frames++)
+		rq->mod_first_ns = ktime_get_ns();
+	ktg_ctr_add(&nic->dma, KTG_DMA_FRAMES, 1);
+	ktg_ctr_add(&nic->dma, KTG_DMA_BYTES, len);
+	return true;
+}
+
+static void ktg_nic_dma_irqs(struct ktg_nic *nic, struct ktg_nic *pn)
+{
+	u32 usecs = READ_ONCE(pn->rx_usecs), frames = READ_ONCE(pn->rx_frames);
+	u64 pending = nic->rx_dma_pending, now = usecs ? ktime_get_ns() : 0;
+	int q;
+
+	nic->irq_due_ns = 0;
+	local_bh_disable();
+	for (q = 0; pending; q++, pending >>= 1) {
+		struct ktg_nic_rq *rq = &pn->rq[q];
+		u64 due = rq->mod_first_ns + (u64)usecs * NSEC_PER_USEC;
+
+		if (!(pending & 1))
+			continue;
+		if (usecs && (!frames || rq->mod_frames < frames) && now < due) {
+			/* Held: the engine sleeps no longer than this. */
+			if (!nic->irq_due_ns || due < nic->irq_due_ns)
+				nic->irq_due_ns = due;
+			continue;
+		}
+		rq->mod_frames = 0;
+		nic->rx_dma_pending &= ~BIT_ULL(q);
+		ktg_nic_raise(rq);
+		ktg_ctr_add(&nic->dma, KTG_DMA_IRQS, 1);
+	}
+	local_bh_enable();
+}
+
+/* Move one transmitted skb to the peer, cut into MTU frames if it is TSO. */
+static void ktg_nic_dma_skb(struct ktg_nic *nic, struct ktg_nic *pn, struct sk_buff *skb)
+{
+	u32 hash = __skb_get_hash_symmetric(skb);
+	struct sk_buff *segs, *seg, *next;
+	u32 n = 0;
+
+	if (!pn || !skb_is_gso(skb)) {
+		if (!pn || !ktg_nic_dma_frame(nic, pn, skb, hash))
+			ktg_ctr_add(&nic->dma, KTG_DMA_DROPS, 1);
+		consume_skb(skb);
+		return;
+	}
+	segs = skb_gso_segment(skb, NETIF_F_SG | NETIF_F_HW_CSUM);
+	consume_skb(skb);
+	if (IS_ERR_OR_NULL(segs)) {
+		ktg_ctr_add(&nic->dma, KTG_DMA_DROPS, 1);
+		return;
+	}
+	skb_list_walk_safe(segs, seg, next) {
+		skb_mark_not_on_list(seg);
+		if (!ktg_nic_dma_frame(nic, pn, seg, hash))
+			ktg_ctr_add(&nic->dma, KTG_DMA_DROPS, 1);
+		consume_skb(seg);
+		n++;
+	}
+	ktg_ctr_add(&nic->dma, KTG_DMA_SEGMENTS, n);
+}
+
+static bool ktg_nic_tx_pending(struct ktg_nic *nic)
+{
+	unsigned int q;
+
+	for (q = 0; q < nic->dev->real_num_tx_queues; q++)
+		if (!ptr_ring_empty(&nic->sq[q].ring))
+			return true;
+	return false;
+}
+
+/* One pass over the transmit rings: frames moved. */
+static unsigned int ktg_nic_engine_pass(struct ktg_nic *nic)
+{
+	struct net_device *dev = nic->dev;
+	unsigned int q, i, total = 0;
+	struct net_device *peer;
+	struct ktg_nic *pn;
+
+	/* The peer cannot be freed while this engine runs: its unregistration
+	 * takes it down first, which parks this engine.
+	 */
+	rcu_read_lock();
+	peer = rcu_dereference(nic->peer);
+	rcu_read_unlock();
+	pn = peer ? netdev_priv(peer) : NULL;
+
+	for (q = 0; q < dev->real_num_tx_queues; q++) {
+		struct netdev_queue *txq = netdev_get_tx_queue(dev, q);
+		struct ktg_nic_sq *sq = &nic->sq[q];
+		unsigned int bytes = 0;
+		struct sk_buff *skb;
+
+		/* Every skb taken is completed to BQL below, also when a
+		 * park or stop cuts the batch short.
+		 */
+		for (i = 0; i < KTG_NIC_BATCH; ) {
+			if (kthread_should_park() || kthread_should_stop())
+				break;
+			skb = ptr_ring_consume(&sq->ring);
+			if (!skb)
+				break;
+			i++;
+			bytes += skb->len;
+			ktg_nic_dma_skb(nic, pn, skb);
+		}
+		if (!i)
+			continue;
+		total += i;
+		netdev_tx_completed_queue(txq, i, bytes);
+		/* Pairs with the barrier after ndo_start_xmit stopped the queue. */
+		smp_mb();
+		if (netif_tx_queue_stopped(txq))
+			netif_tx_wake_queue(txq);
+	}
+	if (nic->rx_dma_pending && pn) {
+		ktg_nic_dma_irqs(nic, pn);
+	} else if (!pn) {
+		nic->rx_dma_pending = 0;
+		nic->irq_due_ns = 0;
+	}
+	return total;
+}
+
+int ktg_nic_engine(void *arg)
+{
+	struct ktg_nic *nic = arg;
+	u64 t0;
+
+	while (!kthread_should_stop()) {
+		if (kthread_should_park()) {
+			nic->rx_dma_pending = 0;
+			nic->irq_due_ns = 0;
+			kthread_parkme();
+			continue;
+		}
+		t0 = ktime_get_ns();
+		if (ktg_nic_engine_pass(nic)) {
+			ktg_ctr_add(&nic->dma, KTG_DMA_BUSY_NS, ktime_get_ns() - t0);
+			cond_resched();
+			continue;
+		}
+		set_current_state(TASK_INTERRUPTIBLE);
+		WRITE_ONCE(nic->engine_idle, true);
+		/* Pairs with the doorbell's barrier after queueing an skb. */
+		smp_mb();
+		if (!ktg_nic_tx_pending(nic) && !kthread_should_stop() &&
+		    !kthread_should_park()) {
+			ktime_t due = ns_to_ktime(nic->irq_due_ns);
+
+			/* A held interrupt wakes the engine when it is due. */
+			if (nic->irq_due_ns)
+				schedule_hrtimeout(&due, HRTIMER_MODE_ABS);
+			else
+				schedule();
+		}
+		__set_current_state(TASK_RUNNING);
+		WRITE_ONCE(nic->engine_idle, false);
+	}
+	return 0;
+}
