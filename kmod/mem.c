@@ -8,81 +8,39 @@
  * thousand of them is not. And how many runs and sinks one namespace
  * may hold.
  */
-#include <linux/atomic.h>
-#include <linux/errno.h>
-#include <linux/mm.h>
-#include <linux/mutex.h>
-
+#include "budget.h"
 #include "ktgen.h"
 
-static DEFINE_MUTEX(ktg_mem_lock);
-static u64 ktg_mem_limit = KTG_MEM_BUDGET_DEFAULT;
-static u64 ktg_mem_charged;
+static struct ktg_budget ktg_mem = KTG_BUDGET_INIT(ktg_mem, KTG_MEM_BUDGET_DEFAULT);
 
-/* The default budget: 1 GiB, or a quarter of the memory of a smaller
- * machine (as tcp_mem's defaults scale), so that a default never lets the
- * tests take what the host needs: ktgen's pages are not reclaimable.
- */
 void ktg_mem_init(void)
 {
-	u64 quarter = round_down(((u64)totalram_pages() << PAGE_SHIFT) / 4, SZ_1M);
-
-	ktg_mem_limit = clamp_t(u64, quarter, KTG_MEM_BUDGET_MIN, KTG_MEM_BUDGET_DEFAULT);
+	ktg_budget_set(&ktg_mem, ktg_budget_default(KTG_MEM_BUDGET_MIN));
 }
 
 int ktg_mem_charge(u64 bytes)
 {
-	int err = 0;
-
-	mutex_lock(&ktg_mem_lock);
-	if (bytes > ktg_mem_limit - ktg_mem_charged)
-		err = -ENOSPC;
-	else
-		ktg_mem_charged += bytes;
-	mutex_unlock(&ktg_mem_lock);
-	return err;
+	return ktg_budget_charge(&ktg_mem, bytes);
 }
 
 void ktg_mem_uncharge(u64 bytes)
 {
-	mutex_lock(&ktg_mem_lock);
-	if (!WARN_ON_ONCE(bytes > ktg_mem_charged))
-		ktg_mem_charged -= bytes;
-	mutex_unlock(&ktg_mem_lock);
+	ktg_budget_uncharge(&ktg_mem, bytes);
 }
 
 u64 ktg_mem_used(void)
 {
-	u64 used;
-
-	mutex_lock(&ktg_mem_lock);
-	used = ktg_mem_charged;
-	mutex_unlock(&ktg_mem_lock);
-	return used;
+	return ktg_budget_held(&ktg_mem);
 }
 
 u64 ktg_mem_budget(void)
 {
-	u64 limit;
-
-	mutex_lock(&ktg_mem_lock);
-	limit = ktg_mem_limit;
-	mutex_unlock(&ktg_mem_lock);
-	return limit;
+	return ktg_budget_limit(&ktg_mem);
 }
 
-/* A budget below what is charged now would strand running tests: refuse. */
 int ktg_mem_set_budget(u64 bytes)
 {
-	int err = 0;
-
-	mutex_lock(&ktg_mem_lock);
-	if (bytes < ktg_mem_charged)
-		err = -EBUSY;
-	else
-		ktg_mem_limit = bytes;
-	mutex_unlock(&ktg_mem_lock);
-	return err;
+	return ktg_budget_set(&ktg_mem, bytes);
 }
 
 static u32 ktg_runs_limit = KTG_MAX_OBJECTS_DEFAULT;

@@ -6,12 +6,11 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/mutex.h>
-#include <linux/sizes.h>
+#include <linux/string.h>
 
+#include "budget.h"
 #include "nic.h"
 
 /*
@@ -25,62 +24,42 @@
 #define KTG_NIC_BUDGET_MIN	SZ_1M
 #define KTG_NIC_BUDGET_MAX	(64ULL * SZ_1G)
 
-static DEFINE_MUTEX(ktg_nic_mem_lock);
-static u64 ktg_nic_mem_limit;		/* 0 until set or defaulted at load */
-static u64 ktg_nic_mem_held;
+static struct ktg_budget ktg_nic_budget = KTG_BUDGET_INIT(ktg_nic_budget, 0);
 
 int ktg_nic_charge(u64 bytes)
 {
-	int err = 0;
-
-	mutex_lock(&ktg_nic_mem_lock);
-	if (bytes > ktg_nic_mem_limit - ktg_nic_mem_held)
-		err = -ENOSPC;
-	else
-		ktg_nic_mem_held += bytes;
-	mutex_unlock(&ktg_nic_mem_lock);
-	return err;
+	return ktg_budget_charge(&ktg_nic_budget, bytes);
 }
 
 void ktg_nic_uncharge(u64 bytes)
 {
-	mutex_lock(&ktg_nic_mem_lock);
-	if (!WARN_ON_ONCE(bytes > ktg_nic_mem_held))
-		ktg_nic_mem_held -= bytes;
-	mutex_unlock(&ktg_nic_mem_lock);
+	ktg_budget_uncharge(&ktg_nic_budget, bytes);
 }
 
 static int ktg_nic_budget_set(const char *val, const struct kernel_param *kp)
 {
 	char *end;
 	u64 v = memparse(val, &end);
-	int err = 0;
 
 	if (end == val || (*end && strcmp(end, "\n")) ||
 	    v < KTG_NIC_BUDGET_MIN || v > KTG_NIC_BUDGET_MAX)
 		return -EINVAL;
-	mutex_lock(&ktg_nic_mem_lock);
-	if (v < ktg_nic_mem_held)
-		err = -EBUSY;
-	else
-		ktg_nic_mem_limit = v;
-	mutex_unlock(&ktg_nic_mem_lock);
-	return err;
+	return ktg_budget_set(&ktg_nic_budget, v);
 }
 
 static int ktg_nic_budget_get(char *buf, const struct kernel_param *kp)
 {
-	u64 v;
-
-	mutex_lock(&ktg_nic_mem_lock);
-	v = *(u64 *)kp->arg;
-	mutex_unlock(&ktg_nic_mem_lock);
-	return sysfs_emit(buf, "%llu\n", v);
+	return sysfs_emit(buf, "%llu\n", ktg_budget_limit(&ktg_nic_budget));
 }
 
-static int ktg_nic_read_only(const char *val, const struct kernel_param *kp)
+static int ktg_nic_held_set(const char *val, const struct kernel_param *kp)
 {
 	return -EPERM;
+}
+
+static int ktg_nic_held_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%llu\n", ktg_budget_held(&ktg_nic_budget));
 }
 
 static const struct kernel_param_ops ktg_nic_budget_ops = {
@@ -89,28 +68,20 @@ static const struct kernel_param_ops ktg_nic_budget_ops = {
 };
 
 static const struct kernel_param_ops ktg_nic_held_ops = {
-	.set	= ktg_nic_read_only,
-	.get	= ktg_nic_budget_get,
+	.set	= ktg_nic_held_set,
+	.get	= ktg_nic_held_get,
 };
 
-module_param_cb(budget, &ktg_nic_budget_ops, &ktg_nic_mem_limit, 0644);
+module_param_cb(budget, &ktg_nic_budget_ops, NULL, 0644);
 MODULE_PARM_DESC(budget, "Bytes the receive rings of all pairs may hold (K/M/G); default 1G or a quarter of memory");
-
-module_param_cb(budget_used, &ktg_nic_held_ops, &ktg_nic_mem_held, 0444);
+module_param_cb(budget_used, &ktg_nic_held_ops, NULL, 0444);
 MODULE_PARM_DESC(budget_used, "Bytes the receive rings hold now");
-
-/* The default budget, unless given at load. */
-static void ktg_nic_budget_init(void)
-{
-	u64 quarter = round_down(((u64)totalram_pages() << PAGE_SHIFT) / 4, SZ_1M);
-
-	if (!ktg_nic_mem_limit)
-		ktg_nic_mem_limit = clamp_t(u64, quarter, KTG_NIC_BUDGET_MIN, SZ_1G);
-}
 
 static int __init ktg_nic_init(void)
 {
-	ktg_nic_budget_init();
+	/* The default, unless given at load. */
+	if (!ktg_budget_limit(&ktg_nic_budget))
+		ktg_budget_set(&ktg_nic_budget, ktg_budget_default(KTG_NIC_BUDGET_MIN));
 	return rtnl_link_register(&ktg_nic_link_ops);
 }
 
