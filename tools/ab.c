@@ -210,13 +210,12 @@ static int ab_pair(struct ab_args *a, long i, struct variant *va, struct variant
  */
 static int ab_pairs(struct ab_args *a, struct variant *va, struct variant *vb, long *failed)
 {
-	struct sigaction sa = { .sa_handler = ab_on_signal }, old_int, old_term;
+	struct job_signals sig;
 	int ret = EXIT_OK;
 	struct timespec t0;
 	long i;
 
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	job_signals_catch(&sig);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (i = 0; i < a->n && ret == EXIT_OK && !ab_signal; i++) {
 		if (!ab_pair(a, i, va, vb, &t0))
@@ -229,8 +228,7 @@ static int ab_pairs(struct ab_args *a, struct variant *va, struct variant *vb, l
 		(*failed)++;
 		fprintf(stderr, "ktgen: ab pair %ld/%ld failed twice: left out\n", i + 1, a->n);
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	job_signals_restore(&sig);
 	/* Pairs only: a half pair is dropped. */
 	va->n = vb->n = va->n < vb->n ? va->n : vb->n;
 	return ret;

@@ -112,9 +112,23 @@ int csv_start(bool csv, const char *cmd)
 
 volatile sig_atomic_t ab_signal;
 
-void ab_on_signal(int sig)
+static void ab_on_signal(int sig)
 {
 	ab_signal = sig;
+}
+
+void job_signals_catch(struct job_signals *s)
+{
+	struct sigaction sa = { .sa_handler = ab_on_signal };
+
+	sigaction(SIGINT, &sa, &s->old_int);
+	sigaction(SIGTERM, &sa, &s->old_term);
+}
+
+void job_signals_restore(const struct job_signals *s)
+{
+	sigaction(SIGINT, &s->old_int, NULL);
+	sigaction(SIGTERM, &s->old_term, NULL);
 }
 
 /* Split a variant into words: whitespace separates, quotes group. */

@@ -129,7 +129,15 @@ int parse_show(struct judge *j, const char *list);
 int job_arg(struct judge *j, bool *csv, struct columns *c, int argc, char **argv,
 		   const char **metric, const char **gates);
 int csv_start(bool csv, const char *cmd);
-void ab_on_signal(int sig);
+/* A job's SIGINT and SIGTERM: they stop the run in progress (its knobs
+ * put back) and the job after it (ab_signal); the old handlers back after.
+ */
+struct job_signals {
+	struct sigaction	old_int, old_term;
+};
+
+void job_signals_catch(struct job_signals *s);
+void job_signals_restore(const struct job_signals *s);
 void job_read(struct job *jb, const struct json *doc);
 bool job_same(const struct job *a, const struct job *b, char *why, size_t len);
 void print_job(const struct job *jb);

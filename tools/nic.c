@@ -207,71 +207,98 @@ static void put_nic_cpus(struct nlmsghdr *nlh, const struct nic_cpus *c)
 		mnl_attr_put(nlh, KTGEN_A_NIC_IRQ_CPUS, c->n_irq * sizeof(uint32_t), c->irq_cpus);
 }
 
-static int nic_add(int argc, char **argv)
+struct nic_add_args {
+	const char	*name;
+	const char	*peer;		/* NULL: the kernel names it */
+	const char	*ns, *peer_ns;	/* NULL: this namespace */
+	struct nic_cpus	cpus;
+};
+
+/* NAME [peer NAME] [netns NS] [peer-netns NS] [dma-cpu CPU] [irq-cpus LIST];
+ * -1 after a usage message.
+ */
+static int nic_add_parse(int argc, char **argv, struct nic_add_args *a)
 {
-	const char *name, *peer = NULL, *ns = NULL, *peer_ns = NULL;
-	int fd = -1, peer_fd = -1, ret = EXIT_FAIL, taken;
-	struct nlattr *linkinfo, *data, *pa;
-	struct nic_cpus cpus = {};
-	struct ifinfomsg *pifi;
-	struct nlmsghdr *nlh;
-	struct rtnl r;
+	int taken;
 
 	if (argc < 1 || !valid_ifname(argv[0])) {
 		usage_error("nic add: NAME (a device name) first");
-		return EXIT_USAGE;
+		return -1;
 	}
-	name = argv[0];
+	a->name = argv[0];
 	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
 		if (argc < 2) {
 			usage_error("nic add: '%s' needs a value", argv[0]);
-			return EXIT_USAGE;
+			return -1;
 		}
-		taken = parse_nic_cpus(argv, &cpus);
+		taken = parse_nic_cpus(argv, &a->cpus);
 		if (taken > 0) {
 			continue;
 		} else if (!taken && !strcmp(argv[0], "peer") && valid_ifname(argv[1])) {
-			peer = argv[1];
+			a->peer = argv[1];
 		} else if (!taken && (!strcmp(argv[0], "netns") ||
 				      !strcmp(argv[0], "peer-netns"))) {
 			if (!*argv[1] || strchr(argv[1], '/')) {
 				usage_error("%s: a name under /run/netns, not '%s'", argv[0], argv[1]);
-				return EXIT_USAGE;
+				return -1;
 			}
-			*(argv[0][0] == 'n' ? &ns : &peer_ns) = argv[1];
+			*(argv[0][0] == 'n' ? &a->ns : &a->peer_ns) = argv[1];
 		} else {
 			usage_error("nic add: bad '%s %s'", argv[0], argv[1]);
-			return EXIT_USAGE;
+			return -1;
 		}
 	}
-	if ((ns && (fd = netns_fd(ns)) < 0) || (peer_ns && (peer_fd = netns_fd(peer_ns)) < 0))
-		goto out;
-	if (rtnl_open(&r))
-		goto out;
+	return 0;
+}
 
-	nlh = rtnl_msg(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+/* The pair's RTM_NEWLINK: the device (into @fd's namespace, when not -1)
+ * and, as veth's peer, an ifinfomsg then the peer's own attributes.
+ */
+static struct nlmsghdr *nic_add_msg(struct rtnl *r, const struct nic_add_args *a,
+				    int fd, int peer_fd)
+{
+	struct nlattr *linkinfo, *data, *pa;
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *pifi;
+
+	nlh = rtnl_msg(r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, a->name);
 	if (fd >= 0)
 		mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, fd);
 	linkinfo = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, KTG_NIC_KIND);
 	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
-	put_nic_cpus(nlh, &cpus);
-	if (peer || peer_fd >= 0) {
-		/* As veth's peer: an ifinfomsg, then the peer's own attributes. */
+	put_nic_cpus(nlh, &a->cpus);
+	if (a->peer || peer_fd >= 0) {
 		pa = mnl_attr_nest_start(nlh, KTGEN_A_NIC_PEER);
 		pifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*pifi));
 		memset(pifi, 0, sizeof(*pifi));
 		pifi->ifi_family = AF_UNSPEC;
-		if (peer)
-			mnl_attr_put_strz(nlh, IFLA_IFNAME, peer);
+		if (a->peer)
+			mnl_attr_put_strz(nlh, IFLA_IFNAME, a->peer);
 		if (peer_fd >= 0)
 			mnl_attr_put_u32(nlh, IFLA_NET_NS_FD, peer_fd);
 		mnl_attr_nest_end(nlh, pa);
 	}
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, linkinfo);
-	if (!rtnl_talk(&r, nlh, NULL, NULL))
+	return nlh;
+}
+
+static int nic_add(int argc, char **argv)
+{
+	int fd = -1, peer_fd = -1, ret = EXIT_FAIL;
+	struct nic_add_args a = {};
+	struct rtnl r;
+
+	if (nic_add_parse(argc, argv, &a))
+		return EXIT_USAGE;
+	if ((a.ns && (fd = netns_fd(a.ns)) < 0) ||
+	    (a.peer_ns && (peer_fd = netns_fd(a.peer_ns)) < 0))
+		goto out;
+	if (rtnl_open(&r))
+		goto out;
+	if (!rtnl_talk(&r, nic_add_msg(&r, &a, fd, peer_fd), NULL, NULL))
 		ret = EXIT_OK;
 	else if (errno == EOPNOTSUPP)
 		fprintf(stderr, "ktgen: is the ktgen_nic module loaded? (link kind %s: "
@@ -309,33 +336,14 @@ static int link_attr_cb(const struct nlattr *a, void *data)
 _Static_assert(IFLA_INFO_MAX <= IFLA_MAX && KTGEN_A_NIC_MAX <= IFLA_MAX,
 	       "link_attr_cb's table holds the nests' attributes");
 
-static int link_cb(const struct nlmsghdr *nlh, void *data)
+/* One pair's device, as nic show prints it: its name, peer, state and
+ * channels from @tb, its link data from @nd.
+ */
+static void link_print(const struct ifinfomsg *ifi, const char *name,
+		       const struct nlattr **tb, const struct nlattr **nd)
 {
-	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *tb[IFLA_MAX + 1] = {}, *li[IFLA_MAX + 1] = {};
-	const struct nlattr *nd[IFLA_MAX + 1] = {};
-	struct link_info *want = data;
 	char peer[IF_NAMESIZE];
-	const char *name;
 	uint32_t v;
-
-	mnl_attr_parse(nlh, sizeof(*ifi), link_attr_cb, tb);
-	if (!tb[IFLA_IFNAME] || mnl_attr_validate(tb[IFLA_IFNAME], MNL_TYPE_STRING) < 0)
-		return MNL_CB_OK;
-	name = mnl_attr_get_str(tb[IFLA_IFNAME]);
-	if (want->name && strcmp(want->name, name))
-		return MNL_CB_OK;
-	if (tb[IFLA_LINKINFO])
-		mnl_attr_parse_nested(tb[IFLA_LINKINFO], link_attr_cb, li);
-	want->found = true;
-	want->ifindex = ifi->ifi_index;
-	want->is_nic = li[IFLA_INFO_KIND] &&
-		       !mnl_attr_validate(li[IFLA_INFO_KIND], MNL_TYPE_STRING) &&
-		       !strcmp(mnl_attr_get_str(li[IFLA_INFO_KIND]), KTG_NIC_KIND);
-	if (!want->is_nic || !want->print)
-		return MNL_CB_OK;
-	if (li[IFLA_INFO_DATA])
-		mnl_attr_parse_nested(li[IFLA_INFO_DATA], link_attr_cb, nd);
 
 	print_open_object(NULL);
 	print_string(PRINT_ANY, "ifname", "%s", name);
@@ -377,6 +385,35 @@ static int link_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	print_text("\n");
 	print_close_object();
+}
+
+/* A link of the dump: is it the one asked for, a ktgen-nic, printed? */
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[IFLA_MAX + 1] = {}, *li[IFLA_MAX + 1] = {};
+	const struct nlattr *nd[IFLA_MAX + 1] = {};
+	struct link_info *want = data;
+	const char *name;
+
+	mnl_attr_parse(nlh, sizeof(*ifi), link_attr_cb, tb);
+	if (!tb[IFLA_IFNAME] || mnl_attr_validate(tb[IFLA_IFNAME], MNL_TYPE_STRING) < 0)
+		return MNL_CB_OK;
+	name = mnl_attr_get_str(tb[IFLA_IFNAME]);
+	if (want->name && strcmp(want->name, name))
+		return MNL_CB_OK;
+	if (tb[IFLA_LINKINFO])
+		mnl_attr_parse_nested(tb[IFLA_LINKINFO], link_attr_cb, li);
+	want->found = true;
+	want->ifindex = ifi->ifi_index;
+	want->is_nic = li[IFLA_INFO_KIND] &&
+		       !mnl_attr_validate(li[IFLA_INFO_KIND], MNL_TYPE_STRING) &&
+		       !strcmp(mnl_attr_get_str(li[IFLA_INFO_KIND]), KTG_NIC_KIND);
+	if (!want->is_nic || !want->print)
+		return MNL_CB_OK;
+	if (li[IFLA_INFO_DATA])
+		mnl_attr_parse_nested(li[IFLA_INFO_DATA], link_attr_cb, nd);
+	link_print(ifi, name, tb, nd);
 	return MNL_CB_OK;
 }
 

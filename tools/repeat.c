@@ -70,14 +70,13 @@ static int repeat_parse(struct repeat_args *r, int argc, char **argv)
  */
 static int repeat_runs(struct repeat_args *r, struct variant *v, bool *stopped, long *failed)
 {
-	struct sigaction sa = { .sa_handler = ab_on_signal }, old_int, old_term;
+	struct job_signals sig;
 	size_t mi = r->j.m[0] - metrics;
 	int ret = EXIT_OK;
 	struct timespec t0;
 	long k;
 
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	job_signals_catch(&sig);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (k = 0; k < r->n && !ab_signal; k++) {
 		struct stats_summary s;
@@ -105,8 +104,7 @@ static int repeat_runs(struct repeat_args *r, struct variant *v, bool *stopped, 
 			break;
 		}
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	job_signals_restore(&sig);
 	return ret;
 }
 

@@ -1315,12 +1315,9 @@ static int run_parse(struct run_args *a, int test, int argc, char **argv)
  * repeat) to find before its first run, naming the keyword. A plain run
  * leaves this to the kernel, whose message names the attribute.
  */
-static int run_limits_check(const struct run_args *a)
+/* What every test takes. */
+static int run_limits_common(const struct run_args *a)
 {
-	bool rr = a->test == KTGEN_TEST_TCP_RR || a->test == KTGEN_TEST_UDP_RR ||
-		  a->test == KTGEN_TEST_TCP_CRR;
-	const char *test = test_names[a->test];
-
 	if (!a->port) {
 		usage_error("run: port needs a port from 1 to 65535");
 		return -1;
@@ -1357,42 +1354,53 @@ static int run_limits_check(const struct run_args *a)
 		usage_error("run: gso sends with tx stack only");
 		return -1;
 	}
-	if (!rr) {
-		static const struct {
-			size_t off;
-			const char *kw;
-		} rr_only[] = {
-			{ offsetof(struct run_args, has_req), "req" },
-			{ offsetof(struct run_args, has_resp), "resp" },
-			{ offsetof(struct run_args, has_rr_timeout), "timeout" },
-			{ offsetof(struct run_args, has_token), "token" },
-		};
-		unsigned int i;
+	return 0;
+}
 
-		for (i = 0; i < ARRAY_SIZE(rr_only); i++)
-			if (*(const bool *)((const char *)a + rr_only[i].off)) {
-				usage_error("run: %s is for tcp_rr, udp_rr and tcp_crr", rr_only[i].kw);
-				return -1;
-			}
-		if (a->npct) {
-			usage_error("run: percentiles is for tcp_rr, udp_rr and tcp_crr");
+/* A stream's: no request/response keyword, sizes a datagram can carry. */
+static int run_limits_stream(const struct run_args *a)
+{
+	static const struct {
+		size_t off;
+		const char *kw;
+	} rr_only[] = {
+		{ offsetof(struct run_args, has_req), "req" },
+		{ offsetof(struct run_args, has_resp), "resp" },
+		{ offsetof(struct run_args, has_rr_timeout), "timeout" },
+		{ offsetof(struct run_args, has_token), "token" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rr_only); i++)
+		if (*(const bool *)((const char *)a + rr_only[i].off)) {
+			usage_error("run: %s is for tcp_rr, udp_rr and tcp_crr", rr_only[i].kw);
 			return -1;
 		}
-		if (a->has_size && (a->size < 1 || a->size > 1048576)) {
-			usage_error("run: size needs 1 byte to 1M");
-			return -1;
-		}
-		if (a->test == KTGEN_TEST_UDP_STREAM && a->has_size && a->size > 65507) {
-			usage_error("run: size needs at most 65507 bytes for udp_stream");
-			return -1;
-		}
-		if (a->has_gso && (a->gso < 2 || a->gso > 64 ||
-				   (uint64_t)(a->has_size ? a->size : 1024) * a->gso > 65507)) {
-			usage_error("run: gso needs 2 to 64 datagrams of at most 65507 bytes together");
-			return -1;
-		}
-		return 0;
+	if (a->npct) {
+		usage_error("run: percentiles is for tcp_rr, udp_rr and tcp_crr");
+		return -1;
 	}
+	if (a->has_size && (a->size < 1 || a->size > 1048576)) {
+		usage_error("run: size needs 1 byte to 1M");
+		return -1;
+	}
+	if (a->test == KTGEN_TEST_UDP_STREAM && a->has_size && a->size > 65507) {
+		usage_error("run: size needs at most 65507 bytes for udp_stream");
+		return -1;
+	}
+	if (a->has_gso && (a->gso < 2 || a->gso > 64 ||
+			   (uint64_t)(a->has_size ? a->size : 1024) * a->gso > 65507)) {
+		usage_error("run: gso needs 2 to 64 datagrams of at most 65507 bytes together");
+		return -1;
+	}
+	return 0;
+}
+
+/* A request/response test's: req and resp, not size or bytes. */
+static int run_limits_rr(const struct run_args *a)
+{
+	const char *test = test_names[a->test];
+
 	if (a->has_size) {
 		usage_error("run: size is for streams: %s takes req and resp", test);
 		return -1;
@@ -1418,6 +1426,16 @@ static int run_limits_check(const struct run_args *a)
 		return -1;
 	}
 	return 0;
+}
+
+static int run_limits_check(const struct run_args *a)
+{
+	bool rr = a->test == KTGEN_TEST_TCP_RR || a->test == KTGEN_TEST_UDP_RR ||
+		  a->test == KTGEN_TEST_TCP_CRR;
+
+	if (run_limits_common(a))
+		return -1;
+	return rr ? run_limits_rr(a) : run_limits_stream(a);
 }
 
 /*
@@ -1654,53 +1672,78 @@ static void flows_get(struct nl_ctx *ctx, struct run_wait *w)
 		w->nflows = 0;
 }
 
-static int run_attached(struct nl_ctx *ctx, struct run_args *a)
+/*
+ * Whatever ends this process but SIGKILL ends the run first, which puts its
+ * knobs back: a closed terminal (SIGHUP), SIGQUIT, and a reader of its
+ * output gone (SIGPIPE, ignored: writes fail instead). The stop signals are
+ * blocked but while waiting (@waitmask); @oldmask is the mask before.
+ */
+static void run_signals(sigset_t *oldmask, sigset_t *waitmask)
 {
-	/* Whatever ends this process but SIGKILL ends the run first, which
-	 * puts its knobs back: a closed terminal (SIGHUP), SIGQUIT, and a
-	 * reader of its output gone (SIGPIPE, ignored: writes fail instead).
-	 */
 	static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction sa = { .sa_handler = on_signal };
-	sigset_t block, waitmask, oldmask;
-	struct run_wait w = { };
-	int err, restore_err, peer_err = 0;
+	sigset_t block;
 	size_t i;
 
-	if (nl_join_events(ctx))
-		return EXIT_FAIL;
 	sigemptyset(&block);
 	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
 		sigaddset(&block, stop_signals[i]);
-	sigprocmask(SIG_BLOCK, &block, &oldmask);
+	sigprocmask(SIG_BLOCK, &block, oldmask);
 	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
 		sigaction(stop_signals[i], &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	waitmask = oldmask;
+	*waitmask = *oldmask;
 	for (i = 0; i < ARRAY_SIZE(stop_signals); i++)
-		sigdelset(&waitmask, stop_signals[i]);
+		sigdelset(waitmask, stop_signals[i]);
+}
 
-	w.rr = a->test == KTGEN_TEST_TCP_RR || a->test == KTGEN_TEST_UDP_RR ||
-	       a->test == KTGEN_TEST_TCP_CRR;
+/* The ended run @w waited for: its flows, the peer's counts against what
+ * was sent, the result printed; the peer's verdict, updated.
+ */
+static void run_report(struct nl_ctx *ctx, struct run_args *a, struct run_wait *w,
+		       int *peer_err)
+{
+	const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
+	char msg[256];
+
+	flows_get(ctx, w);
+	parse_run(w->final, tb);
+	if (a->has_peer && !*peer_err)
+		*peer_err = peer_check_counts(&a->peer,
+					      nl_nested_u64(tb[KTGEN_A_RUN_TX],
+							    KTGEN_A_TX_STATS_BYTES));
+	print_run(tb, w);
+	/* JSON: the document is all stdout says; the reason goes here. */
+	if (print_is_json() && run_error_msg(tb, msg, sizeof(msg)))
+		fprintf(stderr, "ktgen: run %u failed: %s\n", w->id, msg);
+}
+
+/* Before the run: its knobs on, the peer's sink ready (and its token
+ * taken, for rr), a warm-up where a device reset. 0, or the exit status to
+ * end with, the knobs put back.
+ */
+static int run_prepare(struct run_args *a, struct run_wait *w, const sigset_t *waitmask)
+{
+	int peer_err;
+
+	w->rr = a->test == KTGEN_TEST_TCP_RR || a->test == KTGEN_TEST_UDP_RR ||
+		a->test == KTGEN_TEST_TCP_CRR;
 	/* Knobs go on before the flows exist (tx-nocache-copy reaches only
 	 * new sockets) and come off whatever ends the run, a signal too.
 	 */
-	if (knobs_apply(&a->knobs)) {
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	if (knobs_apply(&a->knobs))
 		return EXIT_FAIL;
-	}
-	w.knobs = &a->knobs;
+	w->knobs = &a->knobs;
 	/* The sink there is ready before the flows connect. */
 	if (a->has_peer) {
-		peer_err = peer_start(&a->peer, &waitmask);
+		peer_err = peer_start(&a->peer, waitmask);
 		if (peer_err) {
 			knobs_restore(&a->knobs);
-			sigprocmask(SIG_SETMASK, &oldmask, NULL);
 			return peer_err == PEER_UNTRUSTED ? EXIT_INFRA : EXIT_FAIL;
 		}
-		w.peer = &a->peer;
+		w->peer = &a->peer;
 		/* its rr sink answers above the request's size to its token */
-		if (w.rr && a->peer.token && !a->has_token) {
+		if (w->rr && a->peer.token && !a->has_token) {
 			a->has_token = true;
 			a->token = a->peer.token;
 		}
@@ -1709,6 +1752,23 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 		/* A reset device settles before the window opens. */
 		a->has_warmup = true;
 		a->warmup_ms = 1000;
+	}
+	return 0;
+}
+
+static int run_attached(struct nl_ctx *ctx, struct run_args *a)
+{
+	sigset_t waitmask, oldmask;
+	struct run_wait w = { };
+	int err, restore_err, peer_err = 0;
+
+	if (nl_join_events(ctx))
+		return EXIT_FAIL;
+	run_signals(&oldmask, &waitmask);
+	err = run_prepare(a, &w, &waitmask);
+	if (err) {
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		return err;
 	}
 	env_collect(&w.env, a->cpus, a->cpus_len);
 	if (a->test == KTGEN_TEST_TCP_STREAM && a->has_flows)
@@ -1724,21 +1784,8 @@ static int run_attached(struct nl_ctx *ctx, struct run_args *a)
 		peer_err = peer_finish(&a->peer);
 	restore_err = knobs_restore(&a->knobs);
 	sigprocmask(SIG_SETMASK, &oldmask, NULL);
-	if (!err && w.final) {
-		const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
-		char msg[256];
-
-		flows_get(ctx, &w);
-		parse_run(w.final, tb);
-		if (a->has_peer && !peer_err)
-			peer_err = peer_check_counts(&a->peer,
-						     nl_nested_u64(tb[KTGEN_A_RUN_TX],
-								   KTGEN_A_TX_STATS_BYTES));
-		print_run(tb, &w);
-		/* JSON: the document is all stdout says; the reason goes here. */
-		if (print_is_json() && run_error_msg(tb, msg, sizeof(msg)))
-			fprintf(stderr, "ktgen: run %u failed: %s\n", w.id, msg);
-	}
+	if (!err && w.final)
+		run_report(ctx, a, &w, &peer_err);
 	free(w.final);
 	free(w.flows);
 	free(w.iv);

@@ -223,30 +223,82 @@ static void sink_usage(FILE *f)
 }
 
 /* One "keyword [value]" of sink add; returns the words used, or -1. */
+/* A keyword without a value: whether @kw is one (and now set). */
+static bool sink_add_flag(struct sink_args *a, const char *kw)
+{
+	static const struct {
+		const char	*kw;
+		size_t		off;
+	} flags[] = {
+		{ "ipv4",	offsetof(struct sink_args, ipv4) },
+		{ "ipv6",	offsetof(struct sink_args, ipv6) },
+		{ "gro",	offsetof(struct sink_args, gro) },
+		{ "rr",		offsetof(struct sink_args, rr) },
+		{ "detach",	offsetof(struct sink_args, detach) },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(flags); i++) {
+		if (!strcmp(kw, flags[i].kw)) {
+			*(bool *)((char *)a + flags[i].off) = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The sink's limits: buffer and response sizes, busy polling, connections,
+ * idle time. 0, 1 when @kw is none of them, -1 after a usage message.
+ */
+static int sink_add_limit(struct sink_args *a, const char *kw, const char *val)
+{
+	if (!strcmp(kw, "rcvbuf")) {
+		if (parse_size_u32(val, &a->rcvbuf)) {
+			usage_error("sink add: rcvbuf needs a size in bytes below 4G, not '%s'", val);
+			return -1;
+		}
+		a->has_rcvbuf = true;
+	} else if (!strcmp(kw, "busy-poll")) {
+		if (parse_usecs(val, &a->busy_poll_us)) {
+			usage_error("sink add: busy-poll needs microseconds, like 50, 200us or 10ms, not '%s'",
+				    val);
+			return -1;
+		}
+		a->has_busy_poll = true;
+	} else if (!strcmp(kw, "resp-max")) {
+		if (parse_size_u32(val, &a->resp_max)) {
+			usage_error("sink add: resp-max needs a size in bytes, not '%s'", val);
+			return -1;
+		}
+		a->has_resp_max = true;
+	} else if (!strcmp(kw, "max-conns")) {
+		if (parse_u32(val, &a->max_conns)) {
+			usage_error("sink add: max-conns needs a number, not '%s'", val);
+			return -1;
+		}
+		a->has_max_conns = true;
+	} else if (!strcmp(kw, "idle-ms")) {
+		if (parse_u32(val, &a->idle_ms)) {
+			usage_error("sink add: idle-ms needs milliseconds, not '%s'", val);
+			return -1;
+		}
+		a->has_idle_ms = true;
+	} else {
+		return 1;
+	}
+	return 0;
+}
+
+/* A keyword of sink add at @argv: the words taken, -1 after a usage
+ * message.
+ */
 static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 {
 	const char *kw = argv[0], *val = argc > 1 ? argv[1] : NULL;
+	int err;
 
-	if (!strcmp(kw, "ipv4")) {
-		a->ipv4 = true;
+	if (sink_add_flag(a, kw))
 		return 1;
-	}
-	if (!strcmp(kw, "ipv6")) {
-		a->ipv6 = true;
-		return 1;
-	}
-	if (!strcmp(kw, "gro")) {
-		a->gro = true;
-		return 1;
-	}
-	if (!strcmp(kw, "rr")) {
-		a->rr = true;
-		return 1;
-	}
-	if (!strcmp(kw, "detach")) {
-		a->detach = true;
-		return 1;
-	}
 	if (strcmp(kw, "local") && strcmp(kw, "port") && strcmp(kw, "rx") &&
 	    strcmp(kw, "cpus") && strcmp(kw, "rcvbuf") && strcmp(kw, "busy-poll") &&
 	    strcmp(kw, "resp-max") && strcmp(kw, "max-conns") && strcmp(kw, "idle-ms")) {
@@ -257,6 +309,9 @@ static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 		usage_error("sink add: %s needs a value", kw);
 		return -1;
 	}
+	err = sink_add_limit(a, kw, val);
+	if (err <= 0)
+		return err ? -1 : 2;
 	if (!strcmp(kw, "local") && parse_addr(val, &a->local)) {
 		usage_error("sink add: local needs an IPv4 or IPv6 address, not '%s'", val);
 		return -1;
@@ -280,42 +335,6 @@ static int sink_add_arg(struct sink_args *a, int argc, char **argv)
 		usage_error("sink add: cpus needs a list like 0-3,5 (CPUs below %d), not '%s'",
 			    KTG_CPUS_MAX, val);
 		return -1;
-	}
-	if (!strcmp(kw, "rcvbuf")) {
-		if (parse_size_u32(val, &a->rcvbuf)) {
-			usage_error("sink add: rcvbuf needs a size in bytes below 4G, not '%s'", val);
-			return -1;
-		}
-		a->has_rcvbuf = true;
-	}
-	if (!strcmp(kw, "busy-poll")) {
-		if (parse_usecs(val, &a->busy_poll_us)) {
-			usage_error("sink add: busy-poll needs microseconds, like 50, 200us or 10ms, not '%s'",
-				    val);
-			return -1;
-		}
-		a->has_busy_poll = true;
-	}
-	if (!strcmp(kw, "resp-max")) {
-		if (parse_size_u32(val, &a->resp_max)) {
-			usage_error("sink add: resp-max needs a size in bytes, not '%s'", val);
-			return -1;
-		}
-		a->has_resp_max = true;
-	}
-	if (!strcmp(kw, "max-conns")) {
-		if (parse_u32(val, &a->max_conns)) {
-			usage_error("sink add: max-conns needs a number, not '%s'", val);
-			return -1;
-		}
-		a->has_max_conns = true;
-	}
-	if (!strcmp(kw, "idle-ms")) {
-		if (parse_u32(val, &a->idle_ms)) {
-			usage_error("sink add: idle-ms needs milliseconds, not '%s'", val);
-			return -1;
-		}
-		a->has_idle_ms = true;
 	}
 	return 2;
 }

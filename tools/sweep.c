@@ -141,6 +141,75 @@ static int sweep_over(struct sweep_args *a, const char *kws, const char *list)
 	return 0;
 }
 
+/* One of the sweep's own keywords at @argv, with its values: the words
+ * taken, or -1 after a usage message.
+ */
+static int sweep_keyword(struct sweep_args *a, int argc, char **argv)
+{
+	char *end;
+
+	if (argc < 2) {
+		usage_error("sweep: '%s' needs a value", argv[0]);
+		return -1;
+	}
+	if (!strcmp(argv[0], "sizes"))
+		return sweep_sizes(a, argv[1]) ? -1 : 2;
+	if (!strcmp(argv[0], "over") && argc > 2)
+		return sweep_over(a, argv[1], argv[2]) ? -1 : 3;
+	if (!strcmp(argv[0], "stat") && (!strcmp(argv[1], "median") || !strcmp(argv[1], "mean"))) {
+		a->mean = !strcmp(argv[1], "mean");
+		return 2;
+	}
+	if (!strcmp(argv[0], "repeat")) {
+		a->n = strtol(argv[1], &end, 10);
+		if (*end || a->n < 1 || a->n > 1000) {
+			usage_error("sweep: repeat: 1 to 1000, not '%s'", argv[1]);
+			return -1;
+		}
+		return 2;
+	}
+	if (!strcmp(argv[0], "variant") && argc > 2 && strcmp(argv[2], "--")) {
+		if (a->nvar == SWEEP_MAX) {
+			usage_error("sweep: at most %d variants", SWEEP_MAX);
+			return -1;
+		}
+		a->names[a->nvar] = argv[1];
+		a->words[a->nvar++] = argv[2];
+		return 3;
+	}
+	usage_error("sweep: unknown keyword '%s'", argv[0]);
+	return -1;
+}
+
+/* "-- run TEST ..." at @argv: the run each cell varies, which must leave
+ * the swept keywords to the sweep.
+ */
+static int sweep_base(struct sweep_args *a, int argc, char **argv)
+{
+	int i;
+	size_t k;
+
+	if (argc < 3 || strcmp(argv[1], "run")) {
+		usage_error("sweep: the run after '--': -- run TEST ...");
+		return -1;
+	}
+	a->base = argv + 1;
+	a->nbase = argc - 1;
+	if (!a->npts) {
+		usage_error("sweep: sizes LIST or over KW LIST is needed");
+		return -1;
+	}
+	for (i = 0; i < a->nbase; i++) {
+		for (k = 0; k < a->nkws; k++) {
+			if (!strcmp(a->base[i], a->kws[k])) {
+				usage_error("sweep: %s comes from the sweep, not from the run", a->kws[k]);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
 static int sweep_parse(struct sweep_args *a, int argc, char **argv)
 {
 	const char *metric = NULL, *gates = NULL;
@@ -152,67 +221,13 @@ static int sweep_parse(struct sweep_args *a, int argc, char **argv)
 	a->j.threshold = 0.05;
 	for (i = 0; i < argc && strcmp(argv[i], "--"); i += n) {
 		n = job_arg(&a->j, &a->csv, &a->cols, argc - i, argv + i, &metric, &gates);
+		if (!n)
+			n = sweep_keyword(a, argc - i, argv + i);
 		if (n < 0)
 			return -1;
-		if (n)
-			continue;
-		if (i + 1 >= argc) {
-			usage_error("sweep: '%s' needs a value", argv[i]);
-			return -1;
-		}
-		n = 2;
-		if (!strcmp(argv[i], "sizes")) {
-			if (sweep_sizes(a, argv[i + 1]))
-				return -1;
-		} else if (!strcmp(argv[i], "over") && i + 2 < argc) {
-			if (sweep_over(a, argv[i + 1], argv[i + 2]))
-				return -1;
-			n = 3;
-		} else if (!strcmp(argv[i], "stat") &&
-			   (!strcmp(argv[i + 1], "median") || !strcmp(argv[i + 1], "mean"))) {
-			a->mean = !strcmp(argv[i + 1], "mean");
-		} else if (!strcmp(argv[i], "repeat")) {
-			char *end;
-
-			a->n = strtol(argv[i + 1], &end, 10);
-			if (*end || a->n < 1 || a->n > 1000) {
-				usage_error("sweep: repeat: 1 to 1000, not '%s'", argv[i + 1]);
-				return -1;
-			}
-		} else if (!strcmp(argv[i], "variant") && i + 2 < argc &&
-			   strcmp(argv[i + 2], "--")) {
-			if (a->nvar == SWEEP_MAX) {
-				usage_error("sweep: at most %d variants", SWEEP_MAX);
-				return -1;
-			}
-			a->names[a->nvar] = argv[i + 1];
-			a->words[a->nvar++] = argv[i + 2];
-			n = 3;
-		} else {
-			usage_error("sweep: unknown keyword '%s'", argv[i]);
-			return -1;
-		}
 	}
-	if (i >= argc || i + 2 >= argc || strcmp(argv[i + 1], "run")) {
-		usage_error("sweep: the run after '--': -- run TEST ...");
+	if (sweep_base(a, argc - i, argv + i))
 		return -1;
-	}
-	a->base = argv + i + 1;
-	a->nbase = argc - i - 1;
-	if (!a->npts) {
-		usage_error("sweep: sizes LIST or over KW LIST is needed");
-		return -1;
-	}
-	for (i = 0; i < a->nbase; i++) {
-		size_t k;
-
-		for (k = 0; k < a->nkws; k++) {
-			if (!strcmp(a->base[i], a->kws[k])) {
-				usage_error("sweep: %s comes from the sweep, not from the run", a->kws[k]);
-				return -1;
-			}
-		}
-	}
 	/* A table, not a gate: its verdicts are each cell's own. */
 	if (gates || a->j.bisect) {
 		usage_error("sweep: no %s: a sweep is a table, not a gate (ktgen ab is one)",
@@ -237,13 +252,12 @@ static int sweep_cell(struct variant *c, const char *name, const char *words,
 	return variant_parse(c, name, buf);
 }
 
-static void sweep_print(const struct sweep_args *a, struct variant *cells)
+/* The table's head: what was swept, how, and the variants' columns. */
+static void sweep_print_head(const struct sweep_args *a, const struct metric *m)
 {
-	const struct metric *m = a->j.m[0];
-	size_t mi = m - metrics, si, vi, k, off = 0;
 	char head[160];
+	size_t k, vi, off = 0;
 
-	print_open_object(NULL);
 	print_provenance("sweep", a->argc, a->argv, a->started);
 	print_string(PRINT_ANY, "test", "sweep: %s,", test_of(a->base, a->nbase));
 	print_string(PRINT_ANY, "metric", " metric %s", m->name);
@@ -272,66 +286,135 @@ static void sweep_print(const struct sweep_args *a, struct variant *cells)
 	for (vi = 0; vi < a->nvar; vi++)
 		print_text(" %*s", a->mean ? 22 : 14, a->names[vi]);
 	print_text("\n");
+}
+
+/* Cell @c of point @si: its statistic and, beside the first variant's
+ * cell @c0, the paired ratio and verdict.
+ */
+static void sweep_print_cell(const struct sweep_args *a, size_t si, size_t vi,
+			     const struct variant *c, const struct variant *c0)
+{
+	const struct metric *m = a->j.m[0];
+	size_t mi = m - metrics;
+	struct stats_summary s;
+	struct stats_paired r;
+
+	print_open_object(NULL);
+	if (a->pts[si].size)
+		print_u64(PRINT_JSON, "size", NULL, a->pts[si].size);
+	print_string(PRINT_JSON, "point", NULL, a->pts[si].label);
+	print_string(PRINT_JSON, "words", NULL, a->pts[si].words);
+	print_string(PRINT_JSON, "variant", NULL, a->names[vi]);
+	if (print_is_json()) {
+		print_warnings(c);
+		print_metrics(c, &a->j);
+	}
+	if (!c->n || stats_summarize(c->x[mi], c->n, 0.95, &s)) {
+		print_text(" %*s", a->mean ? 22 : 14, "-");
+		print_close_object();
+		return;
+	}
+	if (a->mean && c->n > 1)
+		print_text(" %12.6g+-%-8.3g", s.mean / m->scale, s.stddev / m->scale);
+	else if (a->mean)
+		print_text(" %12.6g%10s", s.mean / m->scale, "");
+	else
+		print_text(" %14.6g", s.median / m->scale);
+	if (vi && c->n >= 2 && c->n == c0->n &&
+	    !stats_paired(c0->x[mi], c->x[mi], c->n, a->j.alpha, 1, &r)) {
+		enum verdict v = judge_one(&a->j, m, r.ratio, r.p_t, r.mde);
+
+		print_double(PRINT_JSON, "ratio", NULL, r.ratio);
+		print_double(PRINT_JSON, "ci_lo", NULL, r.ci_lo);
+		print_double(PRINT_JSON, "ci_hi", NULL, r.ci_hi);
+		print_double(PRINT_JSON, "p_t", NULL, r.p_t);
+		print_double(PRINT_JSON, "mde_pct", NULL, r.mde * 100);
+		print_string(PRINT_JSON, "verdict", NULL, verdict_names[v]);
+		print_text(" (%.3f %s)", r.ratio, v == V_REGRESSED ? "worse" :
+			   v == V_IMPROVED ? "better" : v == V_INCONCLUSIVE ? "?" : "=");
+	}
+	print_close_object();
+}
+
+static void sweep_print(const struct sweep_args *a, struct variant *cells)
+{
+	size_t si, vi;
+
+	print_open_object(NULL);
+	sweep_print_head(a, a->j.m[0]);
 	print_open_array("cells");
 	for (si = 0; si < a->npts; si++) {
 		print_text("%12s", a->pts[si].label);
-		for (vi = 0; vi < a->nvar; vi++) {
-			struct variant *c = &cells[si * a->nvar + vi], *c0 = &cells[si * a->nvar];
-			struct stats_summary s;
-			struct stats_paired r;
-
-			print_open_object(NULL);
-			if (a->pts[si].size)
-				print_u64(PRINT_JSON, "size", NULL, a->pts[si].size);
-			print_string(PRINT_JSON, "point", NULL, a->pts[si].label);
-			print_string(PRINT_JSON, "words", NULL, a->pts[si].words);
-			print_string(PRINT_JSON, "variant", NULL, a->names[vi]);
-			if (print_is_json()) {
-				print_warnings(c);
-				print_metrics(c, &a->j);
-			}
-			if (!c->n || stats_summarize(c->x[mi], c->n, 0.95, &s)) {
-				print_text(" %*s", a->mean ? 22 : 14, "-");
-				print_close_object();
-				continue;
-			}
-			if (a->mean && c->n > 1)
-				print_text(" %12.6g+-%-8.3g", s.mean / m->scale, s.stddev / m->scale);
-			else if (a->mean)
-				print_text(" %12.6g%10s", s.mean / m->scale, "");
-			else
-				print_text(" %14.6g", s.median / m->scale);
-			if (vi && c->n >= 2 && c->n == c0->n &&
-			    !stats_paired(c0->x[mi], c->x[mi], c->n, a->j.alpha, 1, &r)) {
-				enum verdict v = judge_one(&a->j, m, r.ratio, r.p_t, r.mde);
-
-				print_double(PRINT_JSON, "ratio", NULL, r.ratio);
-				print_double(PRINT_JSON, "ci_lo", NULL, r.ci_lo);
-				print_double(PRINT_JSON, "ci_hi", NULL, r.ci_hi);
-				print_double(PRINT_JSON, "p_t", NULL, r.p_t);
-				print_double(PRINT_JSON, "mde_pct", NULL, r.mde * 100);
-				print_string(PRINT_JSON, "verdict", NULL, verdict_names[v]);
-				print_text(" (%.3f %s)", r.ratio, v == V_REGRESSED ? "worse" :
-					   v == V_IMPROVED ? "better" : v == V_INCONCLUSIVE ? "?" : "=");
-			}
-			print_close_object();
-		}
+		for (vi = 0; vi < a->nvar; vi++)
+			sweep_print_cell(a, si, vi, &cells[si * a->nvar + vi], &cells[si * a->nvar]);
 		print_text("\n");
 	}
 	print_close_array();
 	print_close_object();
 }
 
+/* Point @si's samples, the variants in turn, their order reversed every
+ * other repetition; 0, or EXIT_INFRA on a run that failed (twice) without
+ * keep-going or on a signal.
+ */
+static int sweep_point(struct sweep_args *a, struct variant *cells, size_t si,
+		       long *done, long total, const struct timespec *t0)
+{
+	char val[64], left[48];
+	size_t k, vi;
+	long rep;
+
+	for (rep = 0; rep < a->n && !ab_signal; rep++) {
+		for (k = 0; k < a->nvar && !ab_signal; k++) {
+			struct variant *c;
+
+			vi = rep % 2 ? a->nvar - 1 - k : k;
+			c = &cells[si * a->nvar + vi];
+			if (sample_retry(a->base, a->nbase, c, &a->j)) {
+				if (ab_signal || !a->j.keep_going)
+					return EXIT_INFRA;
+				a->failed++;
+				fprintf(stderr, "ktgen: sweep %s, %s, %ld/%ld failed twice: left out\n",
+					a->pts[si].words, a->names[vi], rep + 1, a->n);
+				continue;
+			}
+			(*done)++;
+			fprintf(stderr, "ktgen: sweep %s, %s, %ld/%ld: %s %s%s\n",
+				a->pts[si].words, a->names[vi], rep + 1, a->n, a->j.m[0]->name,
+				last_value(val, sizeof(val), c, a->j.m[0]),
+				*done < total ? time_left(left, sizeof(left), t0, *done, total) : "");
+			if (a->csv) {
+				printf("%s,%s,%ld", a->pts[si].label, c->label, rep + 1);
+				csv_values(c->x, c->n - 1, &a->cols);
+			}
+		}
+	}
+	return ab_signal ? EXIT_INFRA : EXIT_OK;
+}
+
+/* Every cell's samples, under the job's signal handling. */
+static int sweep_run(struct sweep_args *a, struct variant *cells)
+{
+	struct job_signals sig;
+	long done = 0, total = (long)(a->npts * a->nvar) * a->n;
+	int ret = EXIT_OK;
+	struct timespec t0;
+	size_t si;
+
+	job_signals_catch(&sig);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (si = 0; si < a->npts && ret == EXIT_OK; si++)
+		ret = sweep_point(a, cells, si, &done, total, &t0);
+	job_signals_restore(&sig);
+	return ret;
+}
+
 int do_sweep(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = ab_on_signal }, old_int, old_term;
 	struct variant *cells;
 	struct sweep_args a;
 	int ret = EXIT_OK;
-	size_t si, vi, k;
-	long rep, done = 0, total;
-	char val[64], left[48];
-	struct timespec t0;
+	size_t k;
 
 	if (argc < 1 || is_help(argv[0])) {
 		sweep_usage(argc ? stdout : stderr);
@@ -355,43 +438,7 @@ int do_sweep(int argc, char **argv)
 	}
 	if (a.csv)
 		csv_header(a.pts[0].size ? "size,variant,rep" : "point,variant,rep", &a.cols);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
-	total = (long)(a.npts * a.nvar) * a.n;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (si = 0; si < a.npts && ret == EXIT_OK; si++) {
-		for (rep = 0; rep < a.n && ret == EXIT_OK && !ab_signal; rep++) {
-			for (k = 0; k < a.nvar && ret == EXIT_OK && !ab_signal; k++) {
-				struct variant *c;
-
-				vi = rep % 2 ? a.nvar - 1 - k : k;
-				c = &cells[si * a.nvar + vi];
-				if (sample_retry(a.base, a.nbase, c, &a.j)) {
-					if (ab_signal || !a.j.keep_going) {
-						ret = EXIT_INFRA;
-						continue;
-					}
-					a.failed++;
-					fprintf(stderr, "ktgen: sweep %s, %s, %ld/%ld failed twice: left out\n",
-						a.pts[si].words, a.names[vi], rep + 1, a.n);
-					continue;
-				}
-				done++;
-				fprintf(stderr, "ktgen: sweep %s, %s, %ld/%ld: %s %s%s\n",
-					a.pts[si].words, a.names[vi], rep + 1, a.n, a.j.m[0]->name,
-					last_value(val, sizeof(val), c, a.j.m[0]),
-					done < total ? time_left(left, sizeof(left), &t0, done, total) : "");
-				if (a.csv) {
-					printf("%s,%s,%ld", a.pts[si].label, c->label, rep + 1);
-					csv_values(c->x, c->n - 1, &a.cols);
-				}
-			}
-		}
-		if (ab_signal)
-			ret = EXIT_INFRA;
-	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	ret = sweep_run(&a, cells);
 	/* A table, not a gate: a run left out still says a run failed. */
 	if (a.failed)
 		ret = EXIT_INFRA;
