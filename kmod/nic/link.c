@@ -166,65 +166,80 @@ static void ktg_nic_init_queues(struct net_device *dev, struct nlattr *data[])
  * by construction, in one place rather than repeated in each op, and
  * covering ops that cannot tell who asked (ndo_open starts the engine).
  */
-static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
-			   struct nlattr *tb[], struct nlattr *data[],
-			   struct netlink_ext_ack *extack)
+/* The peer asked for: KTGEN_A_NIC_PEER, an ifinfomsg followed by the
+ * peer's own attributes (as veth's); without it the device's attributes
+ * and a name ktgn%d.
+ */
+struct ktg_nic_peer_req {
+	struct nlattr		*peer_tb[IFLA_MAX + 1];
+	struct nlattr		**tb;		/* peer_tb, or the device's */
+	struct ifinfomsg	*ifm;		/* NULL: no peer attribute */
+	char			ifname[IFNAMSIZ];
+	unsigned char		name_assign_type;
+};
+
+static int ktg_nic_peer_parse(struct ktg_nic_peer_req *r, struct nlattr *tb[],
+			      struct nlattr *data[], struct netlink_ext_ack *extack)
 {
-	struct nlattr *peer_tb[IFLA_MAX + 1], **tbp = tb;
-	struct ifinfomsg *ifmp = NULL;
-	unsigned char name_assign_type;
-	struct ktg_nic *nic, *pn;
-	struct net_device *peer;
-	char ifname[IFNAMSIZ];
-	struct net *net;
 	int err;
 
-	if (!capable(CAP_NET_ADMIN)) {
-		NL_SET_ERR_MSG(extack,
-			       "ktgen-nic needs CAP_NET_ADMIN in the initial user namespace");
-		return -EPERM;
-	}
+	r->tb = tb;
+	r->ifm = NULL;
 	if (data && data[KTGEN_A_NIC_PEER]) {
 		struct nlattr *nla_peer = data[KTGEN_A_NIC_PEER];
 
-		ifmp = nla_data(nla_peer);
-		err = rtnl_nla_parse_ifinfomsg(peer_tb, nla_peer, extack);
+		r->ifm = nla_data(nla_peer);
+		err = rtnl_nla_parse_ifinfomsg(r->peer_tb, nla_peer, extack);
 		if (err < 0)
 			return err;
-		err = ktg_nic_validate(peer_tb, NULL, extack);
+		err = ktg_nic_validate(r->peer_tb, NULL, extack);
 		if (err < 0)
 			return err;
-		tbp = peer_tb;
+		r->tb = r->peer_tb;
 	}
-	if (ifmp && tbp[IFLA_IFNAME]) {
-		nla_strscpy(ifname, tbp[IFLA_IFNAME], IFNAMSIZ);
-		name_assign_type = NET_NAME_USER;
+	if (r->ifm && r->tb[IFLA_IFNAME]) {
+		nla_strscpy(r->ifname, r->tb[IFLA_IFNAME], IFNAMSIZ);
+		r->name_assign_type = NET_NAME_USER;
 	} else {
-		snprintf(ifname, IFNAMSIZ, "ktgn%%d");
-		name_assign_type = NET_NAME_ENUM;
+		snprintf(r->ifname, IFNAMSIZ, "ktgn%%d");
+		r->name_assign_type = NET_NAME_ENUM;
 	}
+	return 0;
+}
 
-	net = rtnl_link_get_net(src_net, tbp);
+/* The peer made and registered, in the namespace @r names (or @src_net);
+ * both ends must be in namespaces of the initial user namespace.
+ */
+static struct net_device *ktg_nic_peer_create(struct net *src_net, struct net_device *dev,
+					      struct ktg_nic_peer_req *r,
+					      struct nlattr *data[],
+					      struct netlink_ext_ack *extack)
+{
+	struct net_device *peer;
+	struct net *net;
+	int err;
+
+	net = rtnl_link_get_net(src_net, r->tb);
 	if (IS_ERR(net))
-		return PTR_ERR(net);
+		return ERR_CAST(net);
 	if (dev_net(dev)->user_ns != &init_user_ns || net->user_ns != &init_user_ns) {
 		put_net(net);
 		NL_SET_ERR_MSG_ATTR(extack, dev_net(dev)->user_ns != &init_user_ns || !data ?
 				    NULL : data[KTGEN_A_NIC_PEER],
 				    "ktgen-nic: both ends in network namespaces of the initial user namespace only");
-		return -EPERM;
+		return ERR_PTR(-EPERM);
 	}
-	peer = rtnl_create_link(net, ifname, name_assign_type, &ktg_nic_link_ops, tbp,
+	peer = rtnl_create_link(net, r->ifname, r->name_assign_type, &ktg_nic_link_ops, r->tb,
 				extack);
 	if (IS_ERR(peer)) {
 		put_net(net);
 		NL_SET_ERR_MSG_WEAK(extack, "ktgen-nic: cannot create the peer");
-		return PTR_ERR(peer);
+		return peer;
 	}
-	if (!ifmp || !tbp[IFLA_ADDRESS])
+	if (!r->ifm || !r->tb[IFLA_ADDRESS])
 		eth_hw_addr_random(peer);
-	if (ifmp && dev->ifindex)
-		peer->ifindex = ifmp->ifi_index;
+	if (r->ifm && dev->ifindex)
+		peer->ifindex = r->ifm->ifi_index;
 	ktg_nic_init_queues(peer, data);
 
 	err = register_netdevice(peer);
@@ -232,14 +247,53 @@ static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
 	if (err < 0) {
 		free_netdev(peer);
 		NL_SET_ERR_MSG_WEAK(extack, "ktgen-nic: cannot register the peer");
-		return err;
+		return ERR_PTR(err);
 	}
 	netif_carrier_off(peer);
-	err = ktg_rtnl_configure_link(peer, ifmp);
+	err = ktg_rtnl_configure_link(peer, r->ifm);
 	if (err < 0) {
 		NL_SET_ERR_MSG_WEAK(extack, "ktgen-nic: cannot configure the peer");
-		goto err_peer;
+		unregister_netdevice(peer);
+		return ERR_PTR(err);
 	}
+	return peer;
+}
+
+/*
+ * A pair holds what belongs to the whole host, not to a network namespace:
+ * a DMA-engine kthread per device, which dma-cpu pins to any CPU, page
+ * pools of channels x ring pages, interrupts (IPIs) that irq-cpus sends to
+ * any CPU. The core lets root of a user namespace get here (it checks
+ * CAP_NET_ADMIN over the owner of the device's namespace only), so a pair
+ * is made only by a caller with CAP_NET_ADMIN in the initial user
+ * namespace, with both ends in network namespaces that namespace owns, and
+ * it never moves out of them (netns-immutable, set in setup; a namespace
+ * going away deletes it). Every later operation (changelink, ethtool, up,
+ * mtu, del, a move) is then one the core checks against the owner of the
+ * device's namespace, the initial user namespace: capable(CAP_NET_ADMIN)
+ * by construction, in one place rather than repeated in each op, and
+ * covering ops that cannot tell who asked (ndo_open starts the engine).
+ */
+static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
+			   struct nlattr *tb[], struct nlattr *data[],
+			   struct netlink_ext_ack *extack)
+{
+	struct ktg_nic_peer_req r;
+	struct ktg_nic *nic, *pn;
+	struct net_device *peer;
+	int err;
+
+	if (!capable(CAP_NET_ADMIN)) {
+		NL_SET_ERR_MSG(extack,
+			       "ktgen-nic needs CAP_NET_ADMIN in the initial user namespace");
+		return -EPERM;
+	}
+	err = ktg_nic_peer_parse(&r, tb, data, extack);
+	if (err)
+		return err;
+	peer = ktg_nic_peer_create(src_net, dev, &r, data, extack);
+	if (IS_ERR(peer))
+		return PTR_ERR(peer);
 
 	if (!tb[IFLA_ADDRESS])
 		eth_hw_addr_random(dev);
@@ -251,7 +305,8 @@ static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
 	err = register_netdevice(dev);
 	if (err < 0) {
 		NL_SET_ERR_MSG_WEAK(extack, "ktgen-nic: cannot register the device");
-		goto err_peer;
+		unregister_netdevice(peer);
+		return err;
 	}
 	netif_carrier_off(dev);
 
@@ -260,10 +315,6 @@ static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
 	rcu_assign_pointer(nic->peer, peer);
 	rcu_assign_pointer(pn->peer, dev);
 	return 0;
-
-err_peer:
-	unregister_netdevice(peer);
-	return err;
 }
 
 static void ktg_nic_dellink(struct net_device *dev, struct list_head *head)
