@@ -188,7 +188,7 @@ case_add permissions t_permissions 60
 
 t_autoload()
 {
-	local mdir=/lib/modules/$(uname -r)
+	local mdir=/lib/modules/$(uname -r) out
 
 	modinfo -F alias "$KTGEN_KO" | grep -qx "net-pf-16-proto-16-family-ktgen" ||
 		fail "no genetlink family alias in the module"
@@ -215,6 +215,15 @@ t_autoload()
 	$KTGEN nic add kta0 peer kta1
 	nic_loaded || fail "the link kind did not load ktgen_nic"
 	! module_loaded || fail "the link kind loaded ktgen too"
+	rmmod ktgen_nic
+	# The core loads a link kind's module for anyone who asks for the
+	# kind, root of a user namespace too: it gets the module and no pair.
+	out=$(unshare -Urn ip link add ktu0 type ktgen-nic 2>&1) &&
+		fail "root of a user namespace made a pair"
+	[[ $out == *"initial user namespace"* ]] || fail "a user namespace's pair: $out"
+	log "refused as expected: $out"
+	nic_loaded || fail "the user namespace's request did not load ktgen_nic"
+	[ -z "$(ip -o link show type ktgen-nic)" ] || fail "a pair was left: $(ip -o link show type ktgen-nic)"
 	rmmod ktgen_nic
 	umount "$mdir"
 }
