@@ -156,29 +156,50 @@ if [ -e "$out/ktap" ]; then
 		failed=$((failed + 1))
 	done < <(tr -d '\r' <"$out/console.log" | console_reports "$out/ktap" | head -n 20)
 fi
-# Line coverage of kmod/ from the gcda files the guest exported.
+# Line coverage of the modules (kmod/, kmod/nic/) from the gcda files the
+# guest exported, per file. A whole debug lane (no case filter, no case cut
+# by its hard end) is held to tests/vm/coverage-floor: the floors are what
+# the core cases reach, and every turn of the rotation runs them.
 if [ -d "$out/gcov" ]; then
 	kb=$(dirname "$ko")
-	cp "$out"/gcov/*.gcda "$kb/"
-	# The module's own objects only: ktgen.mod.c has no notes, and gcov
-	# fails on a source without them.
-	srcs=()
-	for g in "$out"/gcov/*.gcda; do
-		g=$(basename "$g" .gcda)
-		[ -e "$kb/$g.c" ] && srcs+=("./$g.c")
-	done
-	(cd "$kb" && gcov -n -o . "${srcs[@]}" 2>/dev/null) | awk '
-		/^File / { f = $2; gsub(/\047/, "", f) }
-		/^Lines executed:/ {
-			split($2, a, ":"); pct = a[2] + 0; n = $4 + 0
-			if (f ~ /\/kmod\/[^\/]+\.c$/ && f !~ /\.mod\.c$/) {
-				sub(/.*\//, "", f)
-				printf "# coverage: %-12s %6.2f%% of %d lines\n", f, pct, n
-				hit += pct * n / 100; tot += n
-			}
-		}
-		END { if (tot) printf "# coverage: kmod/ total %.1f%% of %d lines\n", 100 * hit / tot, tot }' |
-		tee "$out/coverage.txt" || echo "# $lane: coverage could not be read (gcov failed)"
+	for d in . nic; do
+		srcs=()
+		for g in "$out/gcov/$d"/*.gcda; do
+			[ -e "$g" ] || continue
+			cp "$g" "$kb/$d/"
+			g=$(basename "$g" .gcda)
+			# The modules' own objects only: ktgen.mod.c has no
+			# notes, and gcov fails on a source without them.
+			[ -e "$kb/$d/$g.c" ] && srcs+=("$g.c")
+		done
+		[ ${#srcs[@]} -gt 0 ] || continue
+		(cd "$kb/$d" && gcov -n -o . "${srcs[@]}" 2>/dev/null) | awk -v dir="$d" '
+			/^File / { f = $2; gsub(/\047/, "", f) }
+			/^Lines executed:/ {
+				split($2, a, ":"); pct = a[2] + 0; n = $4 + 0
+				if (f ~ /\/kmod\/(nic\/)?[^\/]+\.c$/ && f !~ /\.mod\.c$/) {
+					sub(/.*\//, "", f)
+					printf "# coverage: %-18s %6.2f%% of %d lines\n",
+						(dir == "." ? "" : dir "/") f, pct, n
+				}
+			}'
+	done >"$out/coverage.txt" || echo "# $lane: coverage could not be read (gcov failed)"
+	awk '{ hit += $4 * $6 / 100; tot += $6 }
+	     END { if (tot) printf "# coverage: kmod/ total %.1f%% of %d lines\n", 100 * hit / tot, tot }' \
+		"$out/coverage.txt" >>"$out/coverage.txt"
+	cat "$out/coverage.txt"
+	cut=$(grep -c "# SKIP not started: the lane's hard end" "$out/ktap" 2>/dev/null || true)
+	cut=${cut:-0}
+	why=
+	[ -z "$filter" ] || why="cases chosen by '$filter'"
+	[ "$cut" = 0 ] || why="${why:+$why, }$cut cases cut by the hard end"
+	if [ -n "${KDEBUG:-}" ] && [ -z "${UML:-}" ]; then
+		if [ -n "$why" ]; then
+			echo "# $lane: coverage floors not applied: $why"
+		elif ! "$here/coverage-gate.sh" "$top/tests/vm/coverage-floor" "$out/coverage.txt"; then
+			failed=$((failed + 1))
+		fi
+	fi
 fi
 echo "$lane${smoke:+ (smoke)}: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" = 0 ]

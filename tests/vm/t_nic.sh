@@ -219,7 +219,7 @@ t_nic_styles()
 		exact=(d['rx']['bytes'] == d['tx']['bytes'] if d['test'] == 'tcp_stream' else
 		       d['tx']['msgs'] == d['rx']['msgs'] + d['rx']['lost']))" <"$docs"
 }
-case_add nic_styles t_nic_styles 300 smoke
+case_add nic_styles t_nic_styles 300 smoke core
 
 # Receive style and DMA mode flipped every 100 ms under TCP (IPv4, IPv6)
 # and UDP traffic: nothing lost, nothing corrupted, every style ran.
