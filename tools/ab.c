@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ktgen ab repeat N a VARIANT b VARIANT [metric M] [gate M,...] [alpha A]
- *          [threshold PCT] [bisect] -- run TEST ...
+ *          [threshold PCT] [seed S] [bisect] -- run TEST ...
  *
- * Interleaves its variants in pairs (A B, B A, A B, ...) so that drift
- * cancels, and judges the pairs' log ratios.
+ * Runs its variants in pairs, each pair's order drawn from the job's seed:
+ * drift within a pair cancels on average, and no pattern in the machine's
+ * noise (a period of runs, a state that alternates) can line up with the
+ * variants as it can with a fixed A B, B A order. Judges the pairs' log
+ * ratios.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +20,11 @@
 static void ab_usage(FILE *f)
 {
 	fputs("Usage: ktgen ab repeat N a VARIANT b VARIANT [metric M] [gate M,...]\n"
-	      "                [show M,...] [alpha A] [threshold PCT] [bisect] [keep-going]\n"
-	      "                [csv [columns M,...]]\n"
+	      "                [show M,...] [alpha A] [threshold PCT] [seed S] [bisect]\n"
+	      "                [keep-going] [csv [columns M,...]]\n"
 	      "                -- run TEST ...\n"
-	      "A and B run interleaved in pairs (A B, B A, ...) N times each; each pair's\n"
+	      "A and B run in N pairs, each pair's order drawn at random (seed S: the\n"
+	      "orders of an earlier job, whose document has its seed); each pair's\n"
 	      "log ratio B/A is tested (paired t-test, Wilcoxon signed-rank, a bootstrap\n"
 	      "interval of the ratio). VARIANT: run keywords and knobs added to the run,\n"
 	      "and 'pre CMD' / 'post CMD' shell commands around each of its runs, e.g.\n"
@@ -172,18 +176,22 @@ static void ab_judge(const struct judge *j, const struct variant *a, const struc
 	print_close_array();
 }
 
-/* One pair, in the order of pair @i (A B, then B A, ...); 0, or -1 when a
- * run failed twice (the pair's first half taken back).
+/* One pair, A and B in the order the job's seed draws for pair @i; 0, or
+ * -1 when a run failed twice (the pair's first half taken back).
  */
 static int ab_pair(struct ab_args *a, long i, struct variant *va, struct variant *vb,
 		   const struct timespec *t0)
 {
-	struct variant *first = i % 2 ? vb : va, *second = i % 2 ? va : vb;
 	char ta[64], tb[64], left[48];
+	struct variant *first, *second;
 	int e1, e2 = -1;
+	size_t order[2];
 
+	stats_order(job_seed(&a->j), i, order, 2);
+	first = order[0] ? vb : va;
+	second = order[0] ? va : vb;
 	fprintf(stderr, "ktgen: ab pair %ld/%ld: %s then %s\n", i + 1, a->n,
-		i % 2 ? "b" : "a", i % 2 ? "a" : "b");
+		first->name, second->name);
 	e1 = sample_retry(a->base, a->nbase, first, &a->j);
 	if (!e1 && !ab_signal)
 		e2 = sample_retry(a->base, a->nbase, second, &a->j);
@@ -246,7 +254,8 @@ static int ab_print(const struct ab_args *a, struct variant *va, struct variant 
 	print_u64(PRINT_JSON, "repeat", NULL, a->n);
 	if (a->j.keep_going)
 		print_u64(PRINT_ANY, "failed_pairs", " (%llu failed, left out)", failed);
-	print_string(PRINT_ANY, "metric", " (A B, B A, ...), metric %s", a->j.m[0]->name);
+	print_u64(PRINT_ANY, "seed", " (in random order, seed %llu)", a->j.seed);
+	print_string(PRINT_ANY, "metric", ", metric %s", a->j.m[0]->name);
 	print_text(" (%s is better)", a->j.m[0]->higher_better ? "higher" : "lower");
 	print_double(PRINT_ANY, "alpha", ", alpha %.3g", a->j.alpha);
 	print_double(PRINT_ANY, "threshold_pct", ", threshold %.3g%%\n", a->j.threshold * 100);
@@ -292,6 +301,7 @@ static int ab_main(int argc, char **argv)
 	if (variant_check("a", a.base, a.nbase, &va) || variant_check("b", a.base, a.nbase, &vb)) {
 		ret = EXIT_USAGE;
 	} else {
+		job_seed(&a.j);
 		ret = ab_pairs(&a, &va, &vb, &failed);
 		ret = ab_print(&a, &va, &vb, argc, argv, started, failed, ret);
 	}

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 
 #include "ktgen.h"
@@ -92,7 +93,32 @@ int job_arg(struct judge *j, bool *csv, struct columns *c, int argc, char **argv
 		j->keep_going = true;
 		return 1;
 	}
+	if (!n && argc >= 2 && !strcmp(argv[0], "seed")) {
+		if (parse_u64(argv[1], &j->seed)) {
+			usage_error("seed: a number from 0 to 2^64-1, not '%s'", argv[1]);
+			return -1;
+		}
+		j->seeded = true;
+		return 2;
+	}
 	return n ? n : csv_arg(csv, c, argc, argv);
+}
+
+/* The job's seed: the one given, else one drawn now (kept, so that the
+ * document says how to run the same order again).
+ */
+uint64_t job_seed(struct judge *j)
+{
+	struct timespec ts;
+
+	if (j->seeded)
+		return j->seed;
+	if (getrandom(&j->seed, sizeof(j->seed), 0) != sizeof(j->seed)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		j->seed = (uint64_t)ts.tv_nsec << 32 ^ (uint64_t)ts.tv_sec ^ (uint64_t)getpid();
+	}
+	j->seeded = true;
+	return j->seed;
 }
 
 /* With csv the rows are stdout's; what text there is goes to stderr. */

@@ -49,6 +49,8 @@ struct judge {
 	size_t		nshow;
 	bool		show_all;	/* repeat: every metric the runs had */
 	bool		keep_going;	/* jobs: a run that failed twice is left out */
+	bool		seeded;		/* jobs: seed given (or drawn) */
+	uint64_t	seed;		/* jobs: the runs' random order */
 	bool		bisect;
 };
 
@@ -128,6 +130,7 @@ int csv_arg(bool *csv, struct columns *c, int argc, char **argv);
 int parse_show(struct judge *j, const char *list);
 int job_arg(struct judge *j, bool *csv, struct columns *c, int argc, char **argv,
 		   const char **metric, const char **gates);
+uint64_t job_seed(struct judge *j);
 int csv_start(bool csv, const char *cmd);
 /* A job's SIGINT and SIGTERM: they stop the run in progress (its knobs
  * put back) and the job after it (ab_signal); the old handlers back after.

@@ -457,6 +457,25 @@ static size_t rng_below(struct rng *r, size_t n)
 #endif
 }
 
+/* Block @block of a job seeded by @seed: @order, a permutation of 0..@n-1
+ * drawn uniformly (Fisher-Yates), the same for the same seed and block.
+ */
+void stats_order(uint64_t seed, uint64_t block, size_t *order, size_t n)
+{
+	struct rng r;
+	size_t i, k, t;
+
+	rng_seed(&r, seed ^ splitmix64(&block));
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = n; i > 1; i--) {
+		k = rng_below(&r, i);
+		t = order[i - 1];
+		order[i - 1] = order[k];
+		order[k] = t;
+	}
+}
+
 /* The mean of @n values drawn with replacement from @x. */
 static double resample_mean(struct rng *r, const double *x, size_t n)
 {

@@ -146,4 +146,11 @@ int stats_unpaired(const double *a, size_t na, const double *b, size_t nb,
  */
 int stats_holm(const double *p, size_t m, double *adj);
 
+/* The order of block @block's runs in a job seeded by @seed: a uniformly
+ * drawn permutation of 0..@n-1 into @order, reproducible from the seed.
+ * Randomized, a job's pairs cannot line up with a pattern in the machine's
+ * own noise, as a fixed A B, B A alternation can.
+ */
+void stats_order(uint64_t seed, uint64_t block, size_t *order, size_t n);
+
 #endif /* KTGEN_STATS_H */

@@ -15,13 +15,15 @@
 static void sweep_usage(FILE *f)
 {
 	fputs("Usage: ktgen sweep {sizes LIST | over KW[,KW...] LIST} [repeat N] [metric M]\n"
-	      "                   [stat median|mean] [alpha A] [threshold PCT] [keep-going]\n"
-	      "                   [csv [columns M,...]] [variant NAME VARIANT]... -- run TEST ...\n"
-	      "Every point with every variant, repeat N times (default 1), the variants'\n"
-	      "order reversed on every other repetition. sizes LIST: the run's size, e.g.\n"
-	      "64,1K,64K; over KW,... LIST: any run keywords, a point's values joined by\n"
-	      "':' and points by ',', e.g. over req,resp 1400:1,14000:14000 or over\n"
-	      "flows 1,16 (a CPU list there: ranges, 0-3). A table of the metric by point\n"
+	      "                   [stat median|mean] [alpha A] [threshold PCT] [seed S]\n"
+	      "                   [keep-going] [csv [columns M,...]] [variant NAME VARIANT]...\n"
+	      "                   -- run TEST ...\n"
+	      "Every point with every variant, repeat N times (default 1), the variants\n"
+	      "in an order drawn at random each time (seed S: an earlier job's orders,\n"
+	      "from its document). sizes LIST: the run's size, e.g. 64,1K,64K; over\n"
+	      "KW,... LIST: any run keywords, a point's values joined by ':' and points\n"
+	      "by ',', e.g. over req,resp 1400:1,14000:14000 or over flows 1,16 (a CPU\n"
+	      "list there: ranges, 0-3). A table of the metric by point\n"
 	      "and variant (stat: medians, the default, or mean+-stddev), with each\n"
 	      "variant's ratio to the first and its paired verdict (from repeat 2); -j:\n"
 	      "one document with every run's figures. csv: a row per run instead (point,\n"
@@ -266,7 +268,8 @@ static void sweep_print_head(const struct sweep_args *a, const struct metric *m)
 		  a->n);
 	if (a->j.keep_going)
 		print_u64(PRINT_ANY, "failed_runs", " %llu failed and left out,", a->failed);
-	print_text(" %s; ratio to %s, paired verdict)\n", m->unit, a->names[0]);
+	print_text(" %s; ratio to %s, paired verdict;", m->unit, a->names[0]);
+	print_u64(PRINT_ANY, "seed", " random order, seed %llu)\n", a->j.seed);
 	print_open_array("over");
 	for (k = 0; k < a->nkws; k++) {
 		print_string(PRINT_JSON, NULL, NULL, a->kws[k]);
@@ -353,22 +356,23 @@ static void sweep_print(const struct sweep_args *a, struct variant *cells)
 	print_close_object();
 }
 
-/* Point @si's samples, the variants in turn, their order reversed every
- * other repetition; 0, or EXIT_INFRA on a run that failed (twice) without
- * keep-going or on a signal.
+/* Point @si's samples, the variants in turn, in an order drawn from the
+ * job's seed for each repetition; 0, or EXIT_INFRA on a run that failed
+ * (twice) without keep-going or on a signal.
  */
 static int sweep_point(struct sweep_args *a, struct variant *cells, size_t si,
 		       long *done, long total, const struct timespec *t0)
 {
+	size_t k, vi, order[SWEEP_MAX];
 	char val[64], left[48];
-	size_t k, vi;
 	long rep;
 
 	for (rep = 0; rep < a->n && !ab_signal; rep++) {
+		stats_order(job_seed(&a->j), si * a->n + rep, order, a->nvar);
 		for (k = 0; k < a->nvar && !ab_signal; k++) {
 			struct variant *c;
 
-			vi = rep % 2 ? a->nvar - 1 - k : k;
+			vi = order[k];
 			c = &cells[si * a->nvar + vi];
 			if (sample_retry(a->base, a->nbase, c, &a->j)) {
 				if (ab_signal || !a->j.keep_going)
@@ -438,6 +442,7 @@ int do_sweep(int argc, char **argv)
 	}
 	if (a.csv)
 		csv_header(a.pts[0].size ? "size,variant,rep" : "point,variant,rep", &a.cols);
+	job_seed(&a.j);
 	ret = sweep_run(&a, cells);
 	/* A table, not a gate: a run left out still says a run failed. */
 	if (a.failed)

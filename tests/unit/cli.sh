@@ -198,7 +198,7 @@ t ab_bisect_infra 125 'module is not loaded' ab bisect repeat 2 a "" b "tx cache
 # is left out (here every run fails: no module), the count in the
 # document; nothing left means no verdict (4).
 KR='-- run tcp_stream to 10.0.0.1 port 1'
-t ab_retry 4 'run of variant a failed: once more' ab repeat 2 a "" b "tx cached" $KR
+t ab_retry 4 'run of variant a failed: once more' ab repeat 2 seed 1 a "" b "tx cached" $KR
 t ab_keep_going 4 'ab pair 2/2 failed twice: left out' ab repeat 2 a "" b "tx cached" keep-going $KR
 t ab_keep_going_json 4 '"pairs":0,"repeat":2,"failed_pairs":2' -j ab repeat 2 a "" b "tx cached" keep-going $KR
 t repeat_keep_going 4 'run 3/3 failed twice: left out' run tcp_stream to 10.0.0.1 port 1 repeat 3 keep-going
@@ -208,6 +208,42 @@ t ab_provenance 4 '^\{"command":\["ktgen","ab","repeat","2","a","","b","tx cache
 t repeat_provenance 4 '^\{"command":\["ktgen","run","tcp_stream","to","10.0.0.1","port","1","repeat","2","keep-going"\],"hostname"' \
 	-j run tcp_stream to 10.0.0.1 port 1 repeat 2 keep-going
 t sweep_keep_going 4 'sweep size 64, run, 1/1 failed twice: left out' sweep sizes 64,128 keep-going $KR
+# The order of a job's runs is drawn from its seed, never a fixed A B,
+# B A alternation (a pattern in the machine's noise can line up with
+# that: an A/A job then "regressed"): the same seed, the same orders; the
+# document has the seed it drew; a seed that is no number is refused.
+# (Every run fails here: the order shows in the progress lines.)
+ab_orders()
+{
+	"$ktgen" ab repeat 16 a "" b "tx cached" keep-going "$@" $KR 2>&1 |
+		sed -n 's/^ktgen: ab pair [0-9]*\/16: \([ab]\) then [ab]$/\1/p' | tr -d '\n'
+}
+sweep_orders()
+{
+	"$ktgen" sweep sizes 64 repeat 8 variant x "" variant y "tx cached" variant z "tx nocache" \
+		keep-going "$@" $KR 2>&1 |
+		sed -n 's/^ktgen: sweep size 64, \([xyz]\), [0-9]\/8 failed twice: left out$/\1/p' |
+		tr -d '\n'
+}
+n=$((n + 1))
+o1=$(ab_orders seed 1) o1b=$(ab_orders seed 1) o2=$(ab_orders seed 2)
+drawn=$("$ktgen" -j ab repeat 2 a "" b "tx cached" keep-going $KR 2>/dev/null |
+	/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["seed"])')
+od=$(ab_orders seed "$drawn") od2=$(ab_orders seed "$drawn")
+s1=$(sweep_orders seed 7) s1b=$(sweep_orders seed 7) s2=$(sweep_orders seed 8)
+if [ ${#o1} = 16 ] && [ "$o1" = "$o1b" ] && [ "$o1" != "$o2" ] && [ "$od" = "$od2" ] &&
+   [ "$o1" != abababababababab ] && [ "$o1" != babababababababa ] &&
+   [[ $o1 == *a* && $o1 == *b* ]] && [ ${#s1} = 24 ] && [ "$s1" = "$s1b" ] &&
+   [ "$s1" != "$s2" ] && [ "${s1:0:6}" != xyzzyx ]; then
+	cases+=("ok $n job_order_seeded")
+else
+	cases+=("not ok $n job_order_seeded"
+		"# ab seed 1: $o1, again $o1b, seed 2: $o2, drawn $drawn: $od; sweep seed 7: $s1, again $s1b, seed 8: $s2")
+	failed=$((failed + 1))
+fi
+t ab_seed_json 4 '"seed":18446744073709551615' -j ab repeat 2 a "" b "tx cached" seed 0xffffffffffffffff keep-going $KR
+t sweep_seed_json 4 '"seed":3[,}]' -j sweep sizes 64 seed 3 keep-going $KR
+t ab_seed_bad 2 "seed: a number from 0 to 2\^64-1, not 'x'" ab repeat 2 a "" b "" seed x $KR
 # No module: why the kernel would not load it, from what the host says
 # (a fake root): loading off, not installed for this kernel, or a kernel
 # that takes only signed modules, each named with what to do.

@@ -35,6 +35,9 @@ AA_N = 10
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 AA_FILE = os.path.join(HERE, "..", "data", "aa-samples.txt")
+AA_SERIES = os.path.join(HERE, "..", "data", "aa-series.txt")
+SERIAL_N = 6  # pairs of a serial A/A job
+SERIAL_SEEDS = 10  # order seeds per window
 
 # Throughput in Gbit/s of 60 runs of one configuration: 2 % noise, a slow
 # drift, three slow outliers. tests/data/aa-samples.txt replaces them.
@@ -529,6 +532,76 @@ def check_aa(ref, rng, tests):
     tests.append(t)
 
 
+# ---- the runs' order ----
+
+def check_order(ref, tests):
+    """stats_order: reproducible, and every order of 2 and of 3 variants
+    drawn about as often as the others.
+    """
+    t = Test("order_uniform")
+    blocks = 6000
+    idx = {n: [ref.add(f"order 20261205 {k} {n}") for k in range(blocks)] for n in (2, 3)}
+    again = ref.add("order 20261205 17 3")
+    seed1 = ref.add("order 1 0 2")
+    ref.run()
+    # tests/vm/t_ab.sh counts on seed 1 running a first in pair 1
+    t.true(f"seed 1, pair 1: {ref.fields(seed1)}, want a first", ref.fields(seed1) == [0.0, 1.0])
+    for n, ids in idx.items():
+        seen = {}
+        for i in ids:
+            perm = tuple(int(v) for v in ref.fields(i))
+            t.true(f"n={n}: {perm} is no permutation", sorted(perm) == list(range(n)))
+            seen[perm] = seen.get(perm, 0) + 1
+        want = blocks / math.factorial(n)
+        sd = math.sqrt(want * (1 - 1 / math.factorial(n)))
+        t.true(f"n={n}: {len(seen)} orders drawn", len(seen) == math.factorial(n))
+        for perm, c in seen.items():
+            t.true(f"n={n}: order {perm} {c} times, want {want:.0f} +- {4 * sd:.0f}",
+                   abs(c - want) <= 4 * sd)
+    t.true("block 17 differs the second time", ref.fields(again) == ref.fields(idx[3][17]))
+    tests.append(t)
+
+
+def serial_rate(ref, series, orders):
+    """A/A false alarms (p_t < ALPHA) of SERIAL_N-pair jobs on consecutive
+    runs of the series, each window with each order list in turn.
+    """
+    idx = []
+    for start in range(len(series) - 2 * SERIAL_N + 1):
+        w = series[start:start + 2 * SERIAL_N]
+        for order in orders:
+            a = [w[2 * i + (1 if order[i] else 0)] for i in range(SERIAL_N)]
+            b = [w[2 * i + (0 if order[i] else 1)] for i in range(SERIAL_N)]
+            idx.append(ref.add(f"paired {ALPHA} 1 {nums(a)} ; {nums(b)}"))
+    ref.run()
+    return float(np.mean([ref.fields(i)["p_t"] < ALPHA for i in idx])), len(idx)
+
+
+def check_serial_aa(ref, tests):
+    """A/A on a recorded series of runs in a row: the pairs in the tool's
+    random orders (stats_order, as ab draws them) alarm about as often as
+    alpha says; a fixed A B, B A alternation, shown beside, can line up
+    with a pattern in the runs and alarm up to twice as often.
+    """
+    t = Test("aa_serial_random_order")
+    series = []
+    with open(AA_SERIES) as f:
+        for line in f:
+            series += [float(x) for x in line.split("#")[0].split()]
+    oid = [[ref.add(f"order {seed} {i} 2") for i in range(SERIAL_N)]
+           for seed in range(1, SERIAL_SEEDS + 1)]
+    ref.run()
+    orders = [[int(ref.fields(i)[0]) for i in o] for o in oid]
+    rate, trials = serial_rate(ref, series, orders)
+    fixed, _ = serial_rate(ref, series, [[i % 2 for i in range(SERIAL_N)]])
+    limit = 1.5 * ALPHA
+    t.notes_always = [f"{len(series)} runs in a row, {SERIAL_N} pairs, {trials} jobs: "
+                      f"random orders alarm in {rate:.4f}, fixed alternation in {fixed:.4f} "
+                      f"(alpha {ALPHA}, limit {limit:.4f})"]
+    t.true(f"random orders alarm in {rate:.4f} > {limit:.4f}", rate <= limit)
+    tests.append(t)
+
+
 def main():
     if len(sys.argv) != 2:
         print("usage: stats.py STATSREF", file=sys.stderr)
@@ -550,6 +623,8 @@ def main():
         check_unpaired(ref, unp, rng, tests)
         check_holm_errors(ref, rng, tests)
         check_aa(ref, rng, tests)
+        check_order(ref, tests)
+        check_serial_aa(ref, tests)
     except (RuntimeError, OSError, KeyError, ValueError) as e:
         print(f"KTAP version 1\n1..1\n# {type(e).__name__}: {e}\nnot ok 1 statsref")
         return 1

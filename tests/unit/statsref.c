@@ -8,6 +8,7 @@
  *   paired ALPHA SEED A... ; B...
  *   unpaired ALPHA SEED A... ; B...
  *   holm P...
+ *   order SEED BLOCK N
  *
  * Answers are "key=value ..." with every double in %.17g, or "error=ERRNO"
  * (negative) when the function refuses the case; "bad" for a line that
@@ -172,6 +173,27 @@ static void do_holm(struct nums *x)
 	free(adj);
 }
 
+/* "order SEED BLOCK N": stats_order's permutation, space-separated. The
+ * seed in full 64 bits, so not through the doubles.
+ */
+static int do_order(char **save)
+{
+	char *seed = strtok_r(NULL, " \t\n", save), *block = strtok_r(NULL, " \t\n", save);
+	char *n = strtok_r(NULL, " \t\n", save), *end;
+	size_t order[64], i, len;
+
+	if (!seed || !block || !n)
+		return -EINVAL;
+	len = strtoul(n, &end, 10);
+	if (*end || !len || len > 64)
+		return -EINVAL;
+	stats_order(strtoull(seed, NULL, 0), strtoull(block, NULL, 0), order, len);
+	for (i = 0; i < len; i++)
+		printf("%s%zu", i ? " " : "", order[i]);
+	putchar('\n');
+	return 0;
+}
+
 /* The one-number functions: "ncdf X" and the like. */
 static int do_scalar(const char *cmd, struct nums *x)
 {
@@ -196,6 +218,8 @@ static int do_line(char *line, struct nums *a, struct nums *b)
 		return -EINVAL;
 	if (!strcmp(cmd, "paired") || !strcmp(cmd, "unpaired"))
 		return do_compare(!strcmp(cmd, "paired"), &save, a, b);
+	if (!strcmp(cmd, "order"))
+		return do_order(&save);
 	if (read_nums(&save, a, NULL))
 		return -EINVAL;
 	if (!strcmp(cmd, "summary") && a->n >= 1)
