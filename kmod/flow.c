@@ -1062,6 +1062,42 @@ static int ktg_crr_tcp(struct ktg_flow *f)
 	return ret;
 }
 
+/* UDP, waiting: the response to request seq, or the next request after
+ * the timeout; one to an earlier request is counted apart, as late.
+ */
+static int ktg_rr_udp_wait(struct ktg_flow *f)
+{
+	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
+	struct kvec iov = { .iov_base = f->rbuf, .iov_len = KTG_RR_RBUF };
+	ktime_t give_up = ktime_add_ms(f->t_sent, f->run->p.rr_timeout_ms);
+	const struct ktg_dgram *h = f->rbuf;
+	int ret;
+
+	ret = kernel_recvmsg(f->sock, &msg, &iov, 1, KTG_RR_RBUF, MSG_DONTWAIT);
+	if (ret == -EAGAIN) {
+		if (ktime_before(ktime_get(), give_up)) {
+			ktg_worker_wake_at(f->worker, give_up);
+			return -EAGAIN;
+		}
+		WRITE_ONCE(f->timeouts, f->timeouts + 1);
+		f->seq++;
+		ktg_rr_next(f);
+		return 1;
+	}
+	if (ret < 0)
+		return ret == -ECONNREFUSED ? 1 : ret;	/* ICMP: time out */
+	if (ret < sizeof(*h) || h->magic != htonl(KTG_MAGIC_RESP) ||
+	    be64_to_cpu(h->cookie) != f->run->cookie || ntohl(h->flow) != f->id)
+		return 1;
+	if (be64_to_cpu(h->seq) != f->seq) {
+		WRITE_ONCE(f->late, f->late + 1);
+		return 1;
+	}
+	f->seq++;
+	ktg_rr_done(f);
+	return 1;
+}
+
 /* UDP: a request datagram, then its response (matched by seq) or, after
  * the timeout, the next request; a response too late is counted apart.
  */
@@ -1071,36 +1107,8 @@ static int ktg_rr_udp(struct ktg_flow *f)
 	u32 len;
 	int ret;
 
-	if (f->waiting) {
-		struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
-		struct kvec iov = { .iov_base = f->rbuf, .iov_len = KTG_RR_RBUF };
-		const struct ktg_dgram *h = f->rbuf;
-		ktime_t give_up = ktime_add_ms(f->t_sent, run->p.rr_timeout_ms);
-
-		ret = kernel_recvmsg(f->sock, &msg, &iov, 1, KTG_RR_RBUF, MSG_DONTWAIT);
-		if (ret == -EAGAIN) {
-			if (ktime_before(ktime_get(), give_up)) {
-				ktg_worker_wake_at(f->worker, give_up);
-				return -EAGAIN;
-			}
-			WRITE_ONCE(f->timeouts, f->timeouts + 1);
-			f->seq++;
-			ktg_rr_next(f);
-			return 1;
-		}
-		if (ret < 0)
-			return ret == -ECONNREFUSED ? 1 : ret;	/* ICMP: time out */
-		if (ret < sizeof(*h) || h->magic != htonl(KTG_MAGIC_RESP) ||
-		    be64_to_cpu(h->cookie) != run->cookie || ntohl(h->flow) != f->id)
-			return 1;
-		if (be64_to_cpu(h->seq) != f->seq) {
-			WRITE_ONCE(f->late, f->late + 1);
-			return 1;
-		}
-		f->seq++;
-		ktg_rr_done(f);
-		return 1;
-	}
+	if (f->waiting)
+		return ktg_rr_udp_wait(f);
 	if (!f->msg_left) {
 		if (!ktg_rr_due(f))
 			return -EAGAIN;

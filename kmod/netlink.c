@@ -329,91 +329,118 @@ static int ktg_nl_sink_reply(struct sk_buff *skb, struct sk_buff *msg,
 	return genlmsg_reply(msg, info);
 }
 
-static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
+/* SINK_NEW's scalars, flags and address into @p, each checked against the
+ * others; nothing allocated.
+ */
+static int ktg_nl_sink_params(struct genl_info *info, struct ktg_sink_params *p)
 {
-	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
 	struct nlattr **tb = info->attrs;
-	struct ktg_sink_params p = {};
-	struct ktg_sink *sink;
-	struct sk_buff *msg;
-	int err;
 
 	if (ktg_req_attr_missing(info, KTGEN_A_SINK_PORT))
 		return -EINVAL;
-	p.proto = ktg_nl_u32(info, KTGEN_A_SINK_PROTO, KTGEN_PROTO_TCP);
-	p.rx_mode = ktg_nl_u32(info, KTGEN_A_SINK_RX_MODE, KTGEN_RX_MODE_COPY);
-	p.rcvbuf = ktg_nl_u32(info, KTGEN_A_SINK_RCVBUF, 0);
-	p.busy_poll_us = ktg_nl_u32(info, KTGEN_A_SINK_BUSY_POLL, 0);
-	p.gro = nla_get_flag(tb[KTGEN_A_SINK_GRO]);
-	p.rr = nla_get_flag(tb[KTGEN_A_SINK_RR]);
-	p.resp_max = ktg_nl_u32(info, KTGEN_A_SINK_RESP_MAX, 0);
-	p.max_conns = ktg_nl_u32(info, KTGEN_A_SINK_MAX_CONNS, KTG_DEFAULT_MAX_CONNS);
-	p.idle_ms = ktg_nl_u32(info, KTGEN_A_SINK_IDLE_MS, KTG_DEFAULT_IDLE_MS);
-	p.detach = nla_get_flag(tb[KTGEN_A_SINK_DETACH]);
-	p.portid = info->snd_portid;
-	if (p.detach && p.rx_mode != KTGEN_RX_MODE_USER) {
+	p->proto = ktg_nl_u32(info, KTGEN_A_SINK_PROTO, KTGEN_PROTO_TCP);
+	p->rx_mode = ktg_nl_u32(info, KTGEN_A_SINK_RX_MODE, KTGEN_RX_MODE_COPY);
+	p->rcvbuf = ktg_nl_u32(info, KTGEN_A_SINK_RCVBUF, 0);
+	p->busy_poll_us = ktg_nl_u32(info, KTGEN_A_SINK_BUSY_POLL, 0);
+	p->gro = nla_get_flag(tb[KTGEN_A_SINK_GRO]);
+	p->rr = nla_get_flag(tb[KTGEN_A_SINK_RR]);
+	p->resp_max = ktg_nl_u32(info, KTGEN_A_SINK_RESP_MAX, 0);
+	p->max_conns = ktg_nl_u32(info, KTGEN_A_SINK_MAX_CONNS, KTG_DEFAULT_MAX_CONNS);
+	p->idle_ms = ktg_nl_u32(info, KTGEN_A_SINK_IDLE_MS, KTG_DEFAULT_IDLE_MS);
+	p->detach = nla_get_flag(tb[KTGEN_A_SINK_DETACH]);
+	p->portid = info->snd_portid;
+	if (p->detach && p->rx_mode != KTGEN_RX_MODE_USER) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_DETACH],
 				    "detach is for rx user sinks (no other belongs to a socket)");
 		return -EINVAL;
 	}
-	if (p.resp_max && !p.rr) {
+	if (p->resp_max && !p->rr) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_RESP_MAX],
 				    "resp-max is for sinks that answer requests (rr)");
 		return -EINVAL;
 	}
-	if (p.gro && p.proto != KTGEN_PROTO_UDP) {
+	if (p->gro && p->proto != KTGEN_PROTO_UDP) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_GRO],
 				    "gro is for UDP sinks (TCP reads a byte stream)");
 		return -EINVAL;
 	}
 	if (tb[KTGEN_A_SINK_USER_BUF]) {
-		p.user_buf = nla_get_u64(tb[KTGEN_A_SINK_USER_BUF]);
+		p->user_buf = nla_get_u64(tb[KTGEN_A_SINK_USER_BUF]);
 		if (ktg_req_attr_missing(info, KTGEN_A_SINK_USER_LEN))
 			return -EINVAL;
-		p.user_len = nla_get_u64(tb[KTGEN_A_SINK_USER_LEN]);
+		p->user_len = nla_get_u64(tb[KTGEN_A_SINK_USER_LEN]);
 	}
 	/* The wildcard's families: none named, both where IPv6 is there. */
 	if (tb[KTGEN_A_SINK_IPV4])
-		p.families |= KTG_FAMILY_IPV4;
+		p->families |= KTG_FAMILY_IPV4;
 	if (tb[KTGEN_A_SINK_IPV6])
-		p.families |= KTG_FAMILY_IPV6;
-	if (p.families && tb[KTGEN_A_SINK_LOCAL_ADDR]) {
+		p->families |= KTG_FAMILY_IPV6;
+	if (p->families && tb[KTGEN_A_SINK_LOCAL_ADDR]) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_IPV4] ?: tb[KTGEN_A_SINK_IPV6],
 				    "ipv4 and ipv6 are for the wildcard address only (an address gives the family)");
 		return -EINVAL;
 	}
-	err = ktg_addr_parse(tb[KTGEN_A_SINK_LOCAL_ADDR],
-			     p.families == KTG_FAMILY_IPV4 ? AF_INET : AF_INET6,
-			     nla_get_be16(tb[KTGEN_A_SINK_PORT]), &p.addr, info->extack);
-	if (err)
-		return err;
-	if (!zalloc_cpumask_var(&p.cpus, GFP_KERNEL)) {
+	return ktg_addr_parse(tb[KTGEN_A_SINK_LOCAL_ADDR],
+			      p->families == KTG_FAMILY_IPV4 ? AF_INET : AF_INET6,
+			      nla_get_be16(tb[KTGEN_A_SINK_PORT]), &p->addr, info->extack);
+}
+
+/* SINK_NEW's CPUs (allocated into @p, freed again on an error) and user
+ * memory, which is sized by them.
+ */
+static int ktg_nl_sink_cpus(struct genl_info *info, struct ktg_sink_params *p)
+{
+	struct nlattr **tb = info->attrs;
+	int err;
+
+	if (!zalloc_cpumask_var(&p->cpus, GFP_KERNEL)) {
 		NL_SET_ERR_MSG(info->extack, "no memory for the sink");
 		return -ENOMEM;
 	}
 	/* Default: the last online CPU, away from senders that default to
 	 * the first (on loopback their softirqs run there).
 	 */
-	err = ktg_cpus_parse(tb[KTGEN_A_SINK_CPUS], p.cpus,
+	err = ktg_cpus_parse(tb[KTGEN_A_SINK_CPUS], p->cpus,
 			     cpumask_of(cpumask_last(cpu_online_mask)), info->extack);
 	if (err)
 		goto err_free_cpus;
 	err = ktg_nl_user_mem(info, KTGEN_A_SINK_USER_BUF,
-			      p.rx_mode == KTGEN_RX_MODE_USER, p.user_len);
+			      p->rx_mode == KTGEN_RX_MODE_USER, p->user_len);
 	if (err)
 		goto err_free_cpus;
-	if (tb[KTGEN_A_SINK_USER_LEN] && p.rx_mode != KTGEN_RX_MODE_USER) {
+	if (tb[KTGEN_A_SINK_USER_LEN] && p->rx_mode != KTGEN_RX_MODE_USER) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_USER_LEN],
 				    "user memory is for user mode only");
 		err = -EINVAL;
 		goto err_free_cpus;
 	}
-	if (p.user_len && p.user_len < (u64)ktg_sink_slots(&p) * KTG_RX_BUF) {
+	if (p->user_len && p->user_len < (u64)ktg_sink_slots(p) * KTG_RX_BUF) {
 		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_USER_LEN],
 				    "too short: 64 KiB per worker (one per CPU for TCP)");
 		err = -EINVAL;
 		goto err_free_cpus;
 	}
+	return 0;
+
+err_free_cpus:
+	free_cpumask_var(p->cpus);
+	return err;
+}
+
+static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
+	struct ktg_sink_params p = {};
+	struct ktg_sink *sink;
+	struct sk_buff *msg;
+	int err;
+
+	err = ktg_nl_sink_params(info, &p);
+	if (err)
+		return err;
+	err = ktg_nl_sink_cpus(info, &p);
+	if (err)
+		return err;
 
 	/* The reply is allocated and filled before the sink is listed: a
 	 * sink is never created and then reported as a failure. It is
@@ -422,12 +449,12 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
 		NL_SET_ERR_MSG(info->extack, "no memory for the reply");
-		err = -ENOMEM;
-		goto err_free_cpus;
+		free_cpumask_var(p.cpus);
+		return -ENOMEM;
 	}
 	err = ktg_sink_create(kn, &p, &sink, info->extack);
 	if (err == -EFAULT)
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[KTGEN_A_SINK_USER_BUF],
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_SINK_USER_BUF],
 				    "cannot write to the user memory");
 	if (err) {
 		NL_SET_ERR_MSG_WEAK(info->extack, "cannot create the sink");
@@ -443,10 +470,6 @@ static int ktg_nl_sink_new_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	ktg_sink_publish(sink);
 	return genlmsg_reply(msg, info);
-
-err_free_cpus:
-	free_cpumask_var(p.cpus);
-	return err;
 }
 
 static int ktg_nl_sink_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -604,6 +627,49 @@ static int ktg_nl_pace_params(struct genl_info *info, struct ktg_run_params *p)
 	return 0;
 }
 
+/* The percentiles a request/response run reports, in parts per million
+ * (the policy bounds the list's length).
+ */
+static int ktg_nl_percentiles(struct genl_info *info, struct ktg_run_params *p)
+{
+	struct nlattr *pct = info->attrs[KTGEN_A_RUN_PERCENTILES];
+	u32 i;
+
+	if (!pct)
+		return 0;
+	p->npercentiles = nla_len(pct) / sizeof(u32);
+	if (nla_len(pct) % sizeof(u32) || !p->npercentiles) {
+		NL_SET_ERR_MSG_ATTR(info->extack, pct, "a list of u32 parts per million");
+		return -EINVAL;
+	}
+	memcpy(p->percentiles, nla_data(pct), nla_len(pct));
+	for (i = 0; i < p->npercentiles; i++)
+		if (p->percentiles[i] > 1000000) {
+			NL_SET_ERR_MSG_ATTR(info->extack, pct, "a percentile above 100 %");
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* A run that is not request/response names none of its attributes. */
+static int ktg_nl_rr_only(struct genl_info *info)
+{
+	static const int rr_only[] = {
+		KTGEN_A_RUN_REQ_SIZE, KTGEN_A_RUN_RESP_SIZE, KTGEN_A_RUN_RATE,
+		KTGEN_A_RUN_PERCENTILES, KTGEN_A_RUN_RR_TIMEOUT_MS,
+		KTGEN_A_RUN_TOKEN,
+	};
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(rr_only); i++)
+		if (info->attrs[rr_only[i]]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[rr_only[i]],
+					    "for tcp-rr and udp-rr only");
+			return -EINVAL;
+		}
+	return 0;
+}
+
 /*
  * Request/response settings: sizes from req-size and resp-size (a udp-rr
  * datagram carries the 40-byte ktgen header both ways), a transaction
@@ -612,27 +678,14 @@ static int ktg_nl_pace_params(struct genl_info *info, struct ktg_run_params *p)
  */
 static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
 {
-	static const int rr_only[] = {
-		KTGEN_A_RUN_REQ_SIZE, KTGEN_A_RUN_RESP_SIZE, KTGEN_A_RUN_RATE,
-		KTGEN_A_RUN_PERCENTILES, KTGEN_A_RUN_RR_TIMEOUT_MS,
-		KTGEN_A_RUN_TOKEN,
-	};
 	static const int sizes[] = { KTGEN_A_RUN_REQ_SIZE, KTGEN_A_RUN_RESP_SIZE };
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
 	bool udp = p->test == KTGEN_TEST_UDP_RR;
 	u32 i, hdr = udp ? sizeof(struct ktg_dgram) : 1;
-	struct nlattr *pct = tb[KTGEN_A_RUN_PERCENTILES];
 
-	if (!ktg_test_rr(p->test)) {
-		for (i = 0; i < ARRAY_SIZE(rr_only); i++)
-			if (tb[rr_only[i]]) {
-				NL_SET_ERR_MSG_ATTR(extack, tb[rr_only[i]],
-						    "for tcp-rr and udp-rr only");
-				return -EINVAL;
-			}
-		return 0;
-	}
+	if (!ktg_test_rr(p->test))
+		return ktg_nl_rr_only(info);
 	if (tb[KTGEN_A_RUN_SIZE]) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_SIZE],
 				    "request/response tests take req-size and resp-size");
@@ -661,20 +714,7 @@ static int ktg_nl_rr_params(struct genl_info *info, struct ktg_run_params *p)
 	p->size = p->req_size;
 	p->rate = ktg_nl_u32(info, KTGEN_A_RUN_RATE, 0);
 	p->rr_timeout_ms = ktg_nl_u32(info, KTGEN_A_RUN_RR_TIMEOUT_MS, 1000);
-	if (pct) {
-		p->npercentiles = nla_len(pct) / sizeof(u32);
-		if (nla_len(pct) % sizeof(u32) || !p->npercentiles) {
-			NL_SET_ERR_MSG_ATTR(extack, pct, "a list of u32 parts per million");
-			return -EINVAL;
-		}
-		memcpy(p->percentiles, nla_data(pct), nla_len(pct));
-		for (i = 0; i < p->npercentiles; i++)
-			if (p->percentiles[i] > 1000000) {
-				NL_SET_ERR_MSG_ATTR(extack, pct, "a percentile above 100 %");
-				return -EINVAL;
-			}
-	}
-	return 0;
+	return ktg_nl_percentiles(info, p);
 }
 
 /* UDP GSO: stack-sent udp_stream datagrams, as many as one send holds. */
@@ -713,16 +753,11 @@ static bool ktg_dev_exists(struct net *net, int ifindex)
 	return found;
 }
 
-static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
+/* RUN_NEW's scalars and flags into @p, defaults where absent. */
+static void ktg_nl_run_scalars(struct genl_info *info, struct ktg_run_params *p)
 {
 	struct nlattr **tb = info->attrs;
-	struct netlink_ext_ack *extack = info->extack;
-	__be16 port;
-	int err;
 
-	if (ktg_req_attr_missing(info, KTGEN_A_RUN_REMOTE_ADDR) ||
-	    ktg_req_attr_missing(info, KTGEN_A_RUN_REMOTE_PORT))
-		return -EINVAL;
 	p->test = ktg_nl_u32(info, KTGEN_A_RUN_TEST, KTGEN_TEST_TCP_STREAM);
 	p->tx_mode = ktg_nl_u32(info, KTGEN_A_RUN_TX_MODE, KTGEN_TX_MODE_STACK);
 	p->flows = ktg_nl_u32(info, KTGEN_A_RUN_FLOWS, 1);
@@ -740,7 +775,47 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 	p->detach = tb[KTGEN_A_RUN_DETACH];
 	p->probe_copies = tb[KTGEN_A_RUN_PROBE_COPIES];
 	p->user_buf = tb[KTGEN_A_RUN_USER_BUF] ? nla_get_u64(tb[KTGEN_A_RUN_USER_BUF]) : 0;
+}
 
+/* RUN_NEW's device and addresses: the remote one, a local one of its
+ * family.
+ */
+static int ktg_nl_run_addrs(struct genl_info *info, struct ktg_run_params *p)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct nlattr **tb = info->attrs;
+	int err;
+
+	if (p->ifindex && !ktg_dev_exists(genl_info_net(info), p->ifindex)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_IFINDEX], "no such device");
+		return -ENODEV;
+	}
+	err = ktg_addr_parse(tb[KTGEN_A_RUN_REMOTE_ADDR], AF_INET,
+			     nla_get_be16(tb[KTGEN_A_RUN_REMOTE_PORT]), &p->remote, extack);
+	if (err || !tb[KTGEN_A_RUN_LOCAL_ADDR])
+		return err;
+	err = ktg_addr_parse(tb[KTGEN_A_RUN_LOCAL_ADDR], AF_INET, 0, &p->local, extack);
+	if (err)
+		return err;
+	if (p->local.ss_family != p->remote.ss_family) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_LOCAL_ADDR],
+				    "local and remote addresses are of different families");
+		return -EINVAL;
+	}
+	p->has_local = true;
+	return 0;
+}
+
+static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
+{
+	struct nlattr **tb = info->attrs;
+	struct netlink_ext_ack *extack = info->extack;
+	int err;
+
+	if (ktg_req_attr_missing(info, KTGEN_A_RUN_REMOTE_ADDR) ||
+	    ktg_req_attr_missing(info, KTGEN_A_RUN_REMOTE_PORT))
+		return -EINVAL;
+	ktg_nl_run_scalars(info, p);
 	if (p->test == KTGEN_TEST_UDP_STREAM && p->size > KTG_MAX_UDP_SIZE) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_SIZE],
 				    "a UDP datagram carries at most 65507 bytes");
@@ -768,26 +843,7 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 				    "a detached run needs a time, byte or message limit");
 		return -EINVAL;
 	}
-	if (p->ifindex && !ktg_dev_exists(genl_info_net(info), p->ifindex)) {
-		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_IFINDEX], "no such device");
-		return -ENODEV;
-	}
-	port = nla_get_be16(tb[KTGEN_A_RUN_REMOTE_PORT]);
-	err = ktg_addr_parse(tb[KTGEN_A_RUN_REMOTE_ADDR], AF_INET, port, &p->remote, extack);
-	if (err)
-		return err;
-	if (tb[KTGEN_A_RUN_LOCAL_ADDR]) {
-		err = ktg_addr_parse(tb[KTGEN_A_RUN_LOCAL_ADDR], AF_INET, 0, &p->local, extack);
-		if (err)
-			return err;
-		if (p->local.ss_family != p->remote.ss_family) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_LOCAL_ADDR],
-					    "local and remote addresses are of different families");
-			return -EINVAL;
-		}
-		p->has_local = true;
-	}
-	return 0;
+	return ktg_nl_run_addrs(info, p);
 }
 
 static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)

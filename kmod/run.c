@@ -458,18 +458,16 @@ static int ktg_run_charge(struct ktg_run *run, struct netlink_ext_ack *extack)
 	return 0;
 }
 
-int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
-		   struct ktg_run **runp, struct netlink_ext_ack *extack)
+/* A run in its first state, RUNNING, with @p (and its cpumask) and one
+ * reference; NULL without memory, the cpumask freed.
+ */
+static struct ktg_run *ktg_run_alloc(struct ktg_net *kn, struct ktg_run_params *p, u32 portid)
 {
-	struct ktg_run *run;
-	u32 i, npages;
-	int err;
+	struct ktg_run *run = kzalloc(sizeof(*run), GFP_KERNEL);
 
-	run = kzalloc(sizeof(*run), GFP_KERNEL);
 	if (!run) {
 		free_cpumask_var(p->cpus);	/* ours from the call on */
-		NL_SET_ERR_MSG(extack, "no memory for the run");
-		return -ENOMEM;
+		return NULL;
 	}
 	refcount_set(&run->ref, 1);
 	mutex_init(&run->lock);
@@ -487,13 +485,24 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 		run->p.time_ms = KTG_DEFAULT_TIME_MS;
 	if (!p->buffer)
 		run->p.buffer = KTG_DEFAULT_BUFFER;
+	return run;
+}
 
-	err = ktg_net_reserve(kn, true, &run->id, extack);
+/* What the run holds before any socket: its id, its budget, its cookie,
+ * the flows' array and CPU accounting, the source pages. On an error the
+ * caller unreserves the id and puts the run, which releases the rest.
+ */
+static int ktg_run_prepare(struct ktg_run *run, struct netlink_ext_ack *extack)
+{
+	u32 i, npages;
+	int err;
+
+	err = ktg_net_reserve(run->kn, true, &run->id, extack);
 	if (err)
-		goto err_free;
+		return err;
 	err = ktg_run_charge(run, extack);
 	if (err)
-		goto err_free;
+		return err;
 	run->rx = ktg_run_cookie(run);
 	if (IS_ERR(run->rx)) {
 		err = PTR_ERR(run->rx);
@@ -502,17 +511,16 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 			NL_SET_ERR_MSG(extack, "no free run cookie");
 		else
 			NL_SET_ERR_MSG(extack, "no memory for the run");
-		goto err_free;
+		return err;
 	}
 	/* up to 1024 flows of ~600 bytes: no order-8 allocation */
-	run->flows = kvcalloc(p->flows, sizeof(*run->flows), GFP_KERNEL);
+	run->flows = kvcalloc(run->p.flows, sizeof(*run->flows), GFP_KERNEL);
 	if (!run->flows || ktg_cpu_acct_init(&run->cpu)) {
 		NL_SET_ERR_MSG(extack, "no memory for the run");
-		err = -ENOMEM;
-		goto err_free;
+		return -ENOMEM;
 	}
 	/* each flow knows its run before anything can close it */
-	for (i = 0; i < p->flows; i++) {
+	for (i = 0; i < run->p.flows; i++) {
 		run->flows[i].run = run;
 		run->flows[i].id = i;
 	}
@@ -524,51 +532,78 @@ int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
 				       "the buffer exceeds the module's budget (ktgen config)");
 		else
 			NL_SET_ERR_MSG(extack, "no memory for the buffer");
-		goto err_free;
+		return err;
 	}
 	run->pattern_pages = npages << (PAGE_SHIFT - KTG_PATTERN_SHIFT);
+	return 0;
+}
+
+/* The run's user source, interval histogram, probe, flows' sockets and
+ * workers; on an error the caller closes the flows and frees the pages.
+ */
+static int ktg_run_open(struct ktg_run *run, struct netlink_ext_ack *extack)
+{
+	const struct ktg_run_params *p = &run->p;
+	int err;
+	u32 i;
+
 	if (unlikely(READ_ONCE(test_build_delay_ms)))
 		msleep(min(READ_ONCE(test_build_delay_ms), 60000U));
 	if (p->tx_mode == KTGEN_TX_MODE_USER) {
 		err = ktg_run_user_src(run, extack);
 		if (err)
-			goto err_close;
+			return err;
 	}
-
 	if (ktg_test_rr(p->test) && p->interval_ms) {
 		/* each interval reports its own latencies */
 		run->hist_prev = kvmalloc(sizeof(*run->hist_prev), GFP_KERNEL);
 		if (!run->hist_prev) {
 			NL_SET_ERR_MSG(extack, "no memory for the run");
-			err = -ENOMEM;
-			goto err_close;
+			return -ENOMEM;
 		}
 		ktg_hist_reset(run->hist_prev);
 	}
 	if (p->probe_copies) {
 		err = ktg_probe_get(extack);
 		if (err)
-			goto err_close;
+			return err;
 		run->probing = true;
 		run->nocache0 = ktg_probe_nocache_hits();
 	}
-
 	for (i = 0; i < p->flows; i++) {
 		err = ktg_flow_open(&run->flows[i], extack);
 		if (err)
-			goto err_close;
+			return err;
 	}
-
 	err = ktg_run_workers(run);
-	if (err) {
+	if (err)
 		NL_SET_ERR_MSG(extack, "no memory for the run");
-		goto err_close;
+	return err;
+}
+
+int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
+		   struct ktg_run **runp, struct netlink_ext_ack *extack)
+{
+	struct ktg_run *run;
+	int err;
+	u32 i;
+
+	run = ktg_run_alloc(kn, p, portid);
+	if (!run) {
+		NL_SET_ERR_MSG(extack, "no memory for the run");
+		return -ENOMEM;
 	}
+	err = ktg_run_prepare(run, extack);
+	if (err)
+		goto err_free;
+	err = ktg_run_open(run, extack);
+	if (err)
+		goto err_close;
 	*runp = run;
 	return 0;
 
 err_close:
-	for (i = 0; i < p->flows; i++)
+	for (i = 0; i < run->p.flows; i++)
 		ktg_flow_close(&run->flows[i]);
 	ktg_pages_free(&run->src);
 err_free:

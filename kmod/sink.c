@@ -978,6 +978,66 @@ static u8 ktg_sink_served(struct ktg_sink *sink, bool v6only)
 	return KTG_FAMILY_IPV6;
 }
 
+/* The sink's socket, of its address's family; where IPv6 is not
+ * available and the IPv6 wildcard was no family's choice, the IPv4
+ * wildcard instead (@wild6 then false).
+ */
+static int ktg_sink_sock_create(struct ktg_net *kn, struct ktg_sink *sink, bool *wild6,
+				struct netlink_ext_ack *extack)
+{
+	struct ktg_sink_params *p = &sink->p;
+	bool tcp = p->proto == KTGEN_PROTO_TCP;
+	int type = tcp ? SOCK_STREAM : SOCK_DGRAM, proto = tcp ? IPPROTO_TCP : IPPROTO_UDP;
+	int err;
+
+	err = sock_create_kern(kn->net, p->addr.ss_family, type, proto, &sink->sock);
+	if (err == -EAFNOSUPPORT && *wild6 && !p->families) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&p->addr;
+		struct sockaddr_in *sin = (struct sockaddr_in *)&p->addr;
+		__be16 port = sin6->sin6_port;
+
+		memset(&p->addr, 0, sizeof(p->addr));
+		sin->sin_family = AF_INET;
+		sin->sin_port = port;
+		*wild6 = false;
+		err = sock_create_kern(kn->net, AF_INET, type, proto, &sink->sock);
+	}
+	if (err == -EAFNOSUPPORT)
+		NL_SET_ERR_MSG(extack, "IPv6 is not available here");
+	else if (err)
+		NL_SET_ERR_MSG(extack, "cannot create the socket");
+	return err;
+}
+
+/* The options the sink asks for before it binds. */
+static int ktg_sink_sockopts(struct ktg_sink *sink, bool wild6, int v6only,
+			     struct netlink_ext_ack *extack)
+{
+	struct ktg_sink_params *p = &sink->p;
+	int err, one = 1;
+
+	if (wild6) {
+		err = sink->sock->ops->setsockopt(sink->sock, SOL_IPV6, IPV6_V6ONLY,
+						  KERNEL_SOCKPTR(&v6only), sizeof(v6only));
+		if (err) {
+			NL_SET_ERR_MSG(extack, "the socket refused IPV6_V6ONLY");
+			return err;
+		}
+	}
+	sock_set_reuseaddr(sink->sock->sk);
+	if (p->rcvbuf)
+		sock_set_rcvbuf(sink->sock->sk, p->rcvbuf);
+	if (p->gro) {
+		err = sink->sock->ops->setsockopt(sink->sock, SOL_UDP, UDP_GRO,
+						  KERNEL_SOCKPTR(&one), sizeof(one));
+		if (err) {
+			NL_SET_ERR_MSG(extack, "gro: the socket refused UDP_GRO");
+			return err;
+		}
+	}
+	return 0;
+}
+
 /* Without an address the sink takes the IPv6 wildcard (p->addr says so)
  * and sets IPV6_V6ONLY itself, so that net.ipv6.bindv6only does not
  * choose its families: off unless ipv6 alone was asked for. Where IPv6 is
@@ -987,53 +1047,17 @@ static int ktg_sink_socket(struct ktg_net *kn, struct ktg_sink *sink,
 			   struct netlink_ext_ack *extack)
 {
 	struct ktg_sink_params *p = &sink->p;
-	bool tcp = p->proto == KTGEN_PROTO_TCP;
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&p->addr;
 	bool wild6 = p->addr.ss_family == AF_INET6 && ipv6_addr_any(&sin6->sin6_addr);
 	int v6only = p->families == KTG_FAMILY_IPV6;
 	int err;
 
-	err = sock_create_kern(kn->net, p->addr.ss_family, tcp ? SOCK_STREAM : SOCK_DGRAM,
-			       tcp ? IPPROTO_TCP : IPPROTO_UDP, &sink->sock);
-	if (err == -EAFNOSUPPORT && wild6 && !p->families) {
-		__be16 port = sin6->sin6_port;
-		struct sockaddr_in *sin = (struct sockaddr_in *)&p->addr;
-
-		memset(&p->addr, 0, sizeof(p->addr));
-		sin->sin_family = AF_INET;
-		sin->sin_port = port;
-		wild6 = false;
-		err = sock_create_kern(kn->net, AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM,
-				       tcp ? IPPROTO_TCP : IPPROTO_UDP, &sink->sock);
-	}
-	if (err) {
-		if (err == -EAFNOSUPPORT)
-			NL_SET_ERR_MSG(extack, "IPv6 is not available here");
-		else
-			NL_SET_ERR_MSG(extack, "cannot create the socket");
+	err = ktg_sink_sock_create(kn, sink, &wild6, extack);
+	if (err)
 		return err;
-	}
-	if (wild6) {
-		err = sink->sock->ops->setsockopt(sink->sock, SOL_IPV6, IPV6_V6ONLY,
-						  KERNEL_SOCKPTR(&v6only), sizeof(v6only));
-		if (err) {
-			NL_SET_ERR_MSG(extack, "the socket refused IPV6_V6ONLY");
-			goto err_release;
-		}
-	}
-	sock_set_reuseaddr(sink->sock->sk);
-	if (p->rcvbuf)
-		sock_set_rcvbuf(sink->sock->sk, p->rcvbuf);
-	if (p->gro) {
-		int one = 1;
-
-		err = sink->sock->ops->setsockopt(sink->sock, SOL_UDP, UDP_GRO,
-						  KERNEL_SOCKPTR(&one), sizeof(one));
-		if (err) {
-			NL_SET_ERR_MSG(extack, "gro: the socket refused UDP_GRO");
-			goto err_release;
-		}
-	}
+	err = ktg_sink_sockopts(sink, wild6, v6only, extack);
+	if (err)
+		goto err_release;
 	err = kernel_bind(sink->sock, KTG_SOCKADDR(&p->addr), ktg_addr_len(&p->addr));
 	if (err) {
 		if (err == -EADDRINUSE)
@@ -1042,7 +1066,7 @@ static int ktg_sink_socket(struct ktg_net *kn, struct ktg_sink *sink,
 			NL_SET_ERR_MSG(extack, "cannot bind to the address");
 		goto err_release;
 	}
-	if (tcp) {
+	if (p->proto == KTGEN_PROTO_TCP) {
 		err = kernel_listen(sink->sock, 1024);
 		if (err) {
 			NL_SET_ERR_MSG(extack, "cannot listen");
@@ -1171,19 +1195,16 @@ static int ktg_sink_charge(struct ktg_sink *sink, struct netlink_ext_ack *extack
 	return 0;
 }
 
-int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
-		    struct ktg_sink **sinkp, struct netlink_ext_ack *extack)
+/* A sink with @p (and its cpumask) and one reference; NULL without
+ * memory, the cpumask freed.
+ */
+static struct ktg_sink *ktg_sink_alloc(struct ktg_net *kn, struct ktg_sink_params *p)
 {
-	bool tcp = p->proto == KTGEN_PROTO_TCP;
-	struct ktg_sink *sink;
-	int cpu, err;
-	u32 n;
+	struct ktg_sink *sink = kzalloc(sizeof(*sink), GFP_KERNEL);
 
-	sink = kzalloc(sizeof(*sink), GFP_KERNEL);
 	if (!sink) {
 		free_cpumask_var(p->cpus);	/* ours from the call on */
-		NL_SET_ERR_MSG(extack, "no memory for the sink");
-		return -ENOMEM;
+		return NULL;
 	}
 	refcount_set(&sink->ref, 1);
 	INIT_WORK(&sink->owner_work, ktg_sink_owner_work);
@@ -1193,46 +1214,58 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 	INIT_LIST_HEAD(&sink->pending);
 	ktg_rx_stats_init(&sink->stats);
 	sink->token = get_random_u64();
-	err = ktg_net_reserve(kn, false, &sink->id, extack);
+	return sink;
+}
+
+/* What the sink holds before its socket: its id, its budget, the workers'
+ * array, a UDP sink's flow table, an rx user sink's memory. On an error
+ * the caller unreserves the id and puts the sink, which releases the rest.
+ */
+static int ktg_sink_prepare(struct ktg_sink *sink, struct netlink_ext_ack *extack)
+{
+	const struct ktg_sink_params *p = &sink->p;
+	int err;
+
+	err = ktg_net_reserve(sink->kn, false, &sink->id, extack);
 	if (err)
-		goto err_free;
+		return err;
 	err = ktg_sink_charge(sink, extack);
 	if (err)
-		goto err_free;
-
-	n = ktg_sink_slots(p);
-	sink->workers = kcalloc(n, sizeof(*sink->workers), GFP_KERNEL);
+		return err;
+	sink->nslots = ktg_sink_slots(p);
+	sink->workers = kcalloc(sink->nslots, sizeof(*sink->workers), GFP_KERNEL);
 	if (!sink->workers) {
+		sink->nslots = 0;
 		NL_SET_ERR_MSG(extack, "no memory for the sink");
-		err = -ENOMEM;
-		goto err_free;
+		return -ENOMEM;
 	}
-	sink->nslots = n;
-	if (!tcp) {
+	if (p->proto != KTGEN_PROTO_TCP) {
 		/* a bucket per sender at most, so lookups stay O(1) */
 		sink->uflow_bits = max(order_base_2(p->max_conns), 1);
 		sink->uflow_hash = kvcalloc(BIT(sink->uflow_bits), sizeof(*sink->uflow_hash),
 					    GFP_KERNEL);
 		if (!sink->uflow_hash) {
 			NL_SET_ERR_MSG(extack, "no memory for the sink's flow table");
-			err = -ENOMEM;
-			goto err_free;
+			return -ENOMEM;
 		}
 		get_random_bytes(&sink->uflow_key, sizeof(sink->uflow_key));
 	}
-	if (p->rx_mode == KTGEN_RX_MODE_USER) {
-		err = ktg_sink_user_mem(sink, extack);
-		if (err)
-			goto err_free;
-	}
-	err = ktg_sink_socket(kn, sink, extack);
-	if (err)
-		goto err_free;
+	if (p->rx_mode == KTGEN_RX_MODE_USER)
+		return ktg_sink_user_mem(sink, extack);
+	return 0;
+}
+
+/* A worker on each of the sink's CPUs, as many as it has slots. */
+static int ktg_sink_workers(struct ktg_sink *sink, struct netlink_ext_ack *extack)
+{
+	const struct ktg_sink_params *p = &sink->p;
+	bool tcp = p->proto == KTGEN_PROTO_TCP;
+	int cpu, err;
 
 	for_each_cpu(cpu, p->cpus) {
 		struct ktg_worker *w = &sink->workers[sink->nworkers];
 
-		if (sink->nworkers == n)
+		if (sink->nworkers == sink->nslots)
 			break;
 		ktg_worker_init(w, sink);
 		w->busy_poll_ns = (u64)p->busy_poll_us * NSEC_PER_USEC;
@@ -1244,17 +1277,37 @@ int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
 		w->buf = kvmalloc(KTG_RX_BUF, GFP_KERNEL);
 		if (!w->buf) {
 			NL_SET_ERR_MSG(extack, "no memory for the sink's receive buffers");
-			err = -ENOMEM;
-			goto err_free;
+			return -ENOMEM;
 		}
 		err = ktg_worker_start(w, cpu, tcp ? ktg_sink_tcp_worker :
 				       ktg_sink_udp_worker, "sink", sink->id);
 		if (err) {
 			NL_SET_ERR_MSG(extack, "cannot start the sink's workers");
-			goto err_free;
+			return err;
 		}
 		sink->nworkers++;
 	}
+	return 0;
+}
+
+int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
+		    struct ktg_sink **sinkp, struct netlink_ext_ack *extack)
+{
+	struct ktg_sink *sink;
+	int err;
+
+	sink = ktg_sink_alloc(kn, p);
+	if (!sink) {
+		NL_SET_ERR_MSG(extack, "no memory for the sink");
+		return -ENOMEM;
+	}
+	err = ktg_sink_prepare(sink, extack);
+	if (!err)
+		err = ktg_sink_socket(kn, sink, extack);
+	if (!err)
+		err = ktg_sink_workers(sink, extack);
+	if (err)
+		goto err_free;
 	ktg_sock_watch(&sink->watch, sink->sock, &sink->workers[0]);
 	*sinkp = sink;
 	return 0;
