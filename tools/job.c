@@ -469,35 +469,17 @@ int shell(const char *what, const char *cmd)
 }
 
 /* `ktgen -j run BASE... VARIANT...` of this binary: its document. */
-static struct json *run_once(char **base, int nbase, const struct variant *v)
+/* The run @pid's stdout, from @fd until its end, into *@outp (grown from
+ * @cap); its length. A signal to us is passed on to the run.
+ */
+static size_t run_read(pid_t pid, int fd, char **outp, size_t cap)
 {
-	char **argv = calloc(nbase + v->nwords + 3, sizeof(char *));
-	size_t len = 0, cap = 65536;
-	char *out = malloc(cap), err[128];
-	struct json *doc = NULL;
-	int fds[2], st, i, k = 0;
 	bool signalled = false;
+	char *out = *outp;
+	size_t len = 0;
 	ssize_t r;
-	pid_t pid;
 
-	if (!argv || !out || pipe(fds))
-		goto out;
-	argv[k++] = "ktgen";
-	argv[k++] = "-j";
-	for (i = 0; i < nbase; i++)
-		argv[k++] = base[i];
-	for (i = 0; i < v->nwords; i++)
-		argv[k++] = v->words[i];
-	pid = fork();
-	if (pid == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (pid > 0 && (r = read(fds[0], out + len, cap - len - 1)) != 0) {
+	while ((r = read(fd, out + len, cap - len - 1)) != 0) {
 		if (r < 0) {
 			/* A signal to us is one to the run (Ctrl-C reaches the
 			 * whole process group, kill(1) only us): it stops and
@@ -521,6 +503,38 @@ static struct json *run_once(char **base, int nbase, const struct variant *v)
 			cap *= 2;
 		}
 	}
+	*outp = out;
+	return len;
+}
+
+static struct json *run_once(char **base, int nbase, const struct variant *v)
+{
+	char **argv = calloc(nbase + v->nwords + 3, sizeof(char *));
+	size_t len = 0, cap = 65536;
+	char *out = malloc(cap), err[128];
+	struct json *doc = NULL;
+	int fds[2], st, i, k = 0;
+	pid_t pid;
+
+	if (!argv || !out || pipe(fds))
+		goto out;
+	argv[k++] = "ktgen";
+	argv[k++] = "-j";
+	for (i = 0; i < nbase; i++)
+		argv[k++] = base[i];
+	for (i = 0; i < v->nwords; i++)
+		argv[k++] = v->words[i];
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		close(fds[0]);
+		close(fds[1]);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	if (pid > 0)
+		len = run_read(pid, fds[0], &out, cap);
 	close(fds[0]);
 	while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;

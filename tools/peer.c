@@ -328,16 +328,14 @@ static ssize_t read_until(int fd, char *buf, size_t len, int64_t deadline,
 	}
 }
 
-int peer_start(struct peer *p, const sigset_t *sigmask)
+/* The peer's side, started: ssh (or the command) with its pipes, in its
+ * own process group; -1, said, when it could not be.
+ */
+static int peer_spawn(struct peer *p)
 {
-	int to[2] = { -1, -1 }, from[2] = { -1, -1 }, ret, err;
-	int64_t deadline = now_ms() + peer_timeout_ms();
-	char line[128], *remote;
-	size_t len = 0;
-	unsigned int id, resets;
-	ssize_t r;
+	int to[2] = { -1, -1 }, from[2] = { -1, -1 }, i;
+	char *remote = remote_command(p);
 
-	remote = remote_command(p);
 	if (!remote || pipe2(to, O_CLOEXEC) || pipe2(from, O_CLOEXEC)) {
 		fprintf(stderr, "ktgen: peer %s: %s\n", p->url, strerror(errno ? errno : ENOMEM));
 		goto fail;
@@ -355,10 +353,55 @@ int peer_start(struct peer *p, const sigset_t *sigmask)
 	close(from[1]);
 	p->to_fd = to[1];
 	p->from_fd = from[0];
-	to[0] = from[1] = to[1] = from[0] = -1;
 	free(remote);
-	remote = NULL;
+	return 0;
+fail:
+	free(remote);
+	for (i = 0; i < 2; i++) {
+		if (to[i] >= 0)
+			close(to[i]);
+		if (from[i] >= 0)
+			close(from[i]);
+	}
+	return -1;
+}
 
+/* The peer ended, or timed out, before its "ready" line (@failed: the
+ * read failed, with errno @err): said, with what it said instead; reaped.
+ */
+static int peer_not_ready(struct peer *p, const char *line, size_t len, bool failed, int err)
+{
+	int ret;
+
+	if (err == EINTR)
+		fprintf(stderr, "ktgen: peer %s: interrupted before its sink was ready\n", p->url);
+	else if (err == ETIMEDOUT)
+		fprintf(stderr, "ktgen: peer %s: no sink ready after %lld s\n", p->url,
+			(long long)peer_timeout_ms() / 1000);
+	ret = peer_reap(p, failed);
+	if (err != EINTR)
+		fprintf(stderr, "ktgen: peer %s: ended (status %d%s) before its sink was ready%s\n",
+			p->url, ret, ret == 255 ? ": ssh failed" : ret == 127 ? ": no ktgen there?" : "",
+			len ? ", saying:" : "");
+	if (len)
+		fprintf(stderr, "  %s\n", line);
+	close(p->to_fd);
+	close(p->from_fd);
+	p->to_fd = p->from_fd = -1;
+	return err == ETIMEDOUT ? PEER_UNTRUSTED : PEER_FAILED;
+}
+
+int peer_start(struct peer *p, const sigset_t *sigmask)
+{
+	int64_t deadline = now_ms() + peer_timeout_ms();
+	unsigned int id, resets;
+	char line[128];
+	size_t len = 0;
+	ssize_t r = 0;
+	int err;
+
+	if (peer_spawn(p))
+		return -1;
 	/* "ready ID RESETS [TOKEN]", a byte at a time: what follows is its
 	 * document.
 	 */
@@ -378,31 +421,7 @@ int peer_start(struct peer *p, const sigset_t *sigmask)
 		p->resets = resets;
 		return 0;
 	}
-	if (err == EINTR)
-		fprintf(stderr, "ktgen: peer %s: interrupted before its sink was ready\n", p->url);
-	else if (err == ETIMEDOUT)
-		fprintf(stderr, "ktgen: peer %s: no sink ready after %lld s\n", p->url,
-			(long long)peer_timeout_ms() / 1000);
-	ret = peer_reap(p, r < 0);
-	if (err != EINTR)
-		fprintf(stderr, "ktgen: peer %s: ended (status %d%s) before its sink was ready%s\n",
-			p->url, ret, ret == 255 ? ": ssh failed" : ret == 127 ? ": no ktgen there?" : "",
-			len ? ", saying:" : "");
-	if (len)
-		fprintf(stderr, "  %s\n", line);
-	close(p->to_fd);
-	close(p->from_fd);
-	p->to_fd = p->from_fd = -1;
-	return err == ETIMEDOUT ? PEER_UNTRUSTED : PEER_FAILED;
-fail:
-	free(remote);
-	for (ret = 0; ret < 2; ret++) {
-		if (to[ret] >= 0)
-			close(to[ret]);
-		if (from[ret] >= 0)
-			close(from[ret]);
-	}
-	return -1;
+	return peer_not_ready(p, line, len, r < 0, err);
 }
 
 void peer_window(struct peer *p, uint32_t warmup_ms)
@@ -443,24 +462,18 @@ static const char *peer_doc_bad(const struct json *doc)
 	return NULL;
 }
 
-int peer_finish(struct peer *p)
+/* The peer's whole result into *@bufp (grown, up to PEER_DOC_MAX, from
+ * @cap) until its end or @deadline: the last read's return, errno set
+ * when it is negative.
+ */
+static ssize_t peer_read_all(struct peer *p, char **bufp, size_t *lenp, size_t cap,
+			     int64_t deadline)
 {
-	int64_t timeout = peer_timeout_ms(), deadline = now_ms() + timeout;
-	size_t len = 0, cap = 65536;
-	char *buf = malloc(cap), err[128];
-	const struct json *v;
-	const char *bad;
-	uint64_t errors;
-	ssize_t r = 0;
-	int st;
+	char *buf = *bufp;
+	size_t len = 0;
+	ssize_t r;
 
-	if (p->pid <= 0 || !buf) {
-		free(buf);
-		return PEER_UNTRUSTED;
-	}
-	close(p->to_fd);
-	p->to_fd = -1;
-	while (buf && (r = read_until(p->from_fd, buf + len, cap - len - 1, deadline, NULL)) > 0) {
+	while ((r = read_until(p->from_fd, buf + len, cap - len - 1, deadline, NULL)) > 0) {
 		len += r;
 		if (cap - len < 4096) {
 			char *bigger = cap < PEER_DOC_MAX ? realloc(buf, cap * 2) : NULL;
@@ -476,6 +489,51 @@ int peer_finish(struct peer *p)
 			cap *= 2;
 		}
 	}
+	*bufp = buf;
+	*lenp = len;
+	return r;
+}
+
+/* A result that parsed: believed (peer_doc_bad), and its sink saw only
+ * the payload; PEER_UNTRUSTED (the document dropped) or PEER_FAILED.
+ */
+static int peer_doc_check(struct peer *p)
+{
+	const char *bad = peer_doc_bad(p->doc);
+	const struct json *v;
+	uint64_t errors;
+
+	if (bad) {
+		fprintf(stderr, "ktgen: peer %s: its result is not believed: %s\n", p->url, bad);
+		json_free(p->doc);
+		p->doc = NULL;
+		return PEER_UNTRUSTED;
+	}
+	/* A sink that saw other bytes than the payload: the run failed. */
+	v = json_path(p->doc, "sink.rx.verify_errors");
+	if (v && !json_u64(v, &errors) && errors) {
+		fprintf(stderr, "ktgen: peer %s: the sink found %llu errors in the payload\n",
+			p->url, (unsigned long long)errors);
+		return PEER_FAILED;
+	}
+	return 0;
+}
+
+int peer_finish(struct peer *p)
+{
+	int64_t timeout = peer_timeout_ms(), deadline = now_ms() + timeout;
+	size_t len = 0, cap = 65536;
+	char *buf = malloc(cap), err[128];
+	ssize_t r;
+	int st;
+
+	if (p->pid <= 0 || !buf) {
+		free(buf);
+		return PEER_UNTRUSTED;
+	}
+	close(p->to_fd);
+	p->to_fd = -1;
+	r = peer_read_all(p, &buf, &len, cap, deadline);
 	if (r < 0 && errno == ETIMEDOUT)
 		fprintf(stderr, "ktgen: peer %s: no result after %lld s\n", p->url,
 			(long long)timeout / 1000);
@@ -499,21 +557,7 @@ int peer_finish(struct peer *p)
 			len ? err : "");
 		return PEER_UNTRUSTED;
 	}
-	bad = peer_doc_bad(p->doc);
-	if (bad) {
-		fprintf(stderr, "ktgen: peer %s: its result is not believed: %s\n", p->url, bad);
-		json_free(p->doc);
-		p->doc = NULL;
-		return PEER_UNTRUSTED;
-	}
-	/* A sink that saw other bytes than the payload: the run failed. */
-	v = json_path(p->doc, "sink.rx.verify_errors");
-	if (v && !json_u64(v, &errors) && errors) {
-		fprintf(stderr, "ktgen: peer %s: the sink found %llu errors in the payload\n",
-			p->url, (unsigned long long)errors);
-		return PEER_FAILED;
-	}
-	return 0;
+	return peer_doc_check(p);
 }
 
 int peer_check_counts(struct peer *p, uint64_t sent)
@@ -789,6 +833,52 @@ static void print_window(const struct peer_snap *w0, const struct peer_snap *w1)
 	print_close_object();
 }
 
+/* serve's words: the sink's (sink add's), then its knobs; -1 on a usage
+ * error, nothing left to free.
+ */
+static int serve_parse(int argc, char **argv, struct sink_args *args, struct knob_list *knobs)
+{
+	int i, k, n;
+
+	for (k = 0; k < argc && strcmp(argv[k], "knob"); k++)
+		;
+	if (sink_add_parse(args, k, argv))
+		return -1;
+	for (i = k; i < argc; i += n + 1) {
+		if (strcmp(argv[i], "knob")) {
+			usage_error("peer serve: unknown keyword '%s'", argv[i]);
+			n = -1;
+		} else {
+			n = knob_parse_dev(knobs, argc - i - 1, argv + i + 1);
+		}
+		if (n < 0) {
+			knobs_free(knobs);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* What the peer's side saw, for the runner: one JSON object on stdout. */
+static void serve_report(const struct sink_reply *r, bool opened, const struct peer_snap *w0,
+			 const struct peer_snap *w1, const struct knob_list *knobs,
+			 const struct ctr_set *delta)
+{
+	struct utsname uts;
+
+	uname(&uts);
+	print_open_object(NULL);
+	print_string(PRINT_JSON, "host", NULL, uts.nodename);
+	print_string(PRINT_JSON, "kernel", NULL, uts.release);
+	if (r->copy)
+		sink_print_cb(r->copy, "sink");
+	if (opened && r->copy)
+		print_window(w0, w1);
+	knobs_print(knobs, "knobs");
+	counters_print(delta);
+	print_close_object();
+}
+
 static int peer_serve(int argc, char **argv)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
@@ -800,28 +890,13 @@ static int peer_serve(int argc, char **argv)
 	struct sink_added added;
 	struct sink_args args;
 	struct nl_ctx ctx;
-	struct utsname uts;
-	int i, k, n, ret = EXIT_OK;
+	int i, ret = EXIT_OK;
 	char token[24] = "";
 	bool opened;
 	uint32_t id;
 
-	for (k = 0; k < argc && strcmp(argv[k], "knob"); k++)
-		;
-	if (sink_add_parse(&args, k, argv))
+	if (serve_parse(argc, argv, &args, &knobs))
 		return EXIT_USAGE;
-	for (i = k; i < argc; i += n + 1) {
-		if (strcmp(argv[i], "knob")) {
-			usage_error("peer serve: unknown keyword '%s'", argv[i]);
-			n = -1;
-		} else {
-			n = knob_parse_dev(&knobs, argc - i - 1, argv + i + 1);
-		}
-		if (n < 0) {
-			knobs_free(&knobs);
-			return EXIT_USAGE;
-		}
-	}
 	for (i = 0; i < (int)ARRAY_SIZE(sigs); i++)
 		sigaction(sigs[i], &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -858,17 +933,7 @@ static int peer_serve(int argc, char **argv)
 	if (knobs_restore(&knobs))
 		ret = EXIT_FAIL;
 
-	uname(&uts);
-	print_open_object(NULL);
-	print_string(PRINT_JSON, "host", NULL, uts.nodename);
-	print_string(PRINT_JSON, "kernel", NULL, uts.release);
-	if (r.copy)
-		sink_print_cb(r.copy, "sink");
-	if (opened && r.copy)
-		print_window(&w0, &w1);
-	knobs_print(&knobs, "knobs");
-	counters_print(&after);
-	print_close_object();
+	serve_report(&r, opened, &w0, &w1, &knobs, &after);
 out:
 	free(r.copy);
 	counters_free(&before);

@@ -1817,29 +1817,10 @@ static int run_show(struct nl_ctx *ctx, bool one, uint32_t id)
 	return err;
 }
 
-static void run_usage(FILE *f)
+/* run help's second half: what each keyword does. */
+static void run_usage_keywords(FILE *f)
 {
-	fputs("Usage: ktgen run tcp_stream|udp_stream|tcp_rr|udp_rr|tcp_crr to ADDR port PORT\n"
-	      "                 [local ADDR]\n"
-	      "                 [dev IFNAME] [size BYTES] [flows N] [cpus LIST]\n"
-	      "                 [time SECS | bytes N | msgs N]\n"
-	      "                 [tx stack|cached|nocache|zerocopy|user]\n"
-	      "                 [buffer BYTES] [sndbuf BYTES] [nodelay] [detach]\n"
-	      "                 [interval SECS] [warmup SECS] [probe]\n"
-	      "                 [req BYTES] [resp BYTES] [rate TPS] [percentiles LIST]\n"
-	      "                 [timeout SECS] [token TOKEN]\n"
-	      "                 [rate BITS/s|Npps [burst N]] [busy-poll USECS]\n"
-	      "                 [gso N]\n"
-	      "                 [knob IFNAME[@NETNS] KNOB]... [repeat N [confidence L,W]]\n"
-	      "                 [peer ssh://[USER@]HOST[:PORT] [peer-rx MODE] [peer-cpus LIST]\n"
-	      "                  [peer-rcvbuf BYTES] [peer-knob IFNAME[@NETNS] KNOB]...]\n"
-	      "       ktgen run show [ID]\n"
-	      "       ktgen run stop ID|all\n"
-	      "       ktgen run del ID|all\n"
-	      "A run waits for its result and prints it (exit 1 when it failed);\n"
-	      "Ctrl-C stops it early and prints the partial result. detach prints\n"
-	      "the run's id and leaves it running ('ktgen run show ID').\n"
-	      "time: seconds, fractions allowed (default 10 s without a limit)\n"
+	fputs("time: seconds, fractions allowed (default 10 s without a limit)\n"
 	      "interval: a progress line (JSON: an intervals array) this often\n"
 	      "warmup: send this long before the measured window (rates, CPU) opens;\n"
 	      "        a time limit counts from the window's start\n"
@@ -1884,6 +1865,31 @@ static void run_usage(FILE *f)
 	      "       ends, on Ctrl-C or when this process dies too.\n", f);
 }
 
+static void run_usage(FILE *f)
+{
+	fputs("Usage: ktgen run tcp_stream|udp_stream|tcp_rr|udp_rr|tcp_crr to ADDR port PORT\n"
+	      "                 [local ADDR]\n"
+	      "                 [dev IFNAME] [size BYTES] [flows N] [cpus LIST]\n"
+	      "                 [time SECS | bytes N | msgs N]\n"
+	      "                 [tx stack|cached|nocache|zerocopy|user]\n"
+	      "                 [buffer BYTES] [sndbuf BYTES] [nodelay] [detach]\n"
+	      "                 [interval SECS] [warmup SECS] [probe]\n"
+	      "                 [req BYTES] [resp BYTES] [rate TPS] [percentiles LIST]\n"
+	      "                 [timeout SECS] [token TOKEN]\n"
+	      "                 [rate BITS/s|Npps [burst N]] [busy-poll USECS]\n"
+	      "                 [gso N]\n"
+	      "                 [knob IFNAME[@NETNS] KNOB]... [repeat N [confidence L,W]]\n"
+	      "                 [peer ssh://[USER@]HOST[:PORT] [peer-rx MODE] [peer-cpus LIST]\n"
+	      "                  [peer-rcvbuf BYTES] [peer-knob IFNAME[@NETNS] KNOB]...]\n"
+	      "       ktgen run show [ID]\n"
+	      "       ktgen run stop ID|all\n"
+	      "       ktgen run del ID|all\n"
+	      "A run waits for its result and prints it (exit 1 when it failed);\n"
+	      "Ctrl-C stops it early and prints the partial result. detach prints\n"
+	      "the run's id and leaves it running ('ktgen run show ID').\n", f);
+	run_usage_keywords(f);
+}
+
 /* The command line of show, stop or del, checked before any netlink. */
 static int run_cmd_parse(const char *cmd, int argc, char **argv, bool *all,
 			 uint32_t *id)
@@ -1917,6 +1923,39 @@ static int run_cmd(const char *cmd, int argc, char **argv)
 	return err ? EXIT_FAIL : EXIT_OK;
 }
 
+/* run TEST ... repeat N ...: the words of one run checked first (a bad
+ * word fails at once, before any run), then the job.
+ */
+static int run_repeat_checked(int test, int argc, char **argv)
+{
+	char **one = calloc(argc, sizeof(char *));
+	struct run_args a;
+	int n = 0, k, ret;
+
+	if (!one)
+		return EXIT_FAIL;
+	for (k = 1; k < argc; k++) {
+		if (!strcmp(argv[k], "repeat") || !strcmp(argv[k], "confidence") ||
+		    !strcmp(argv[k], "columns") || !strcmp(argv[k], "show"))
+			k++;
+		else if (strcmp(argv[k], "csv") && strcmp(argv[k], "keep-going"))
+			one[n++] = argv[k];
+	}
+	ret = run_parse(&a, test, n, one);
+	if (!ret && a.detach) {
+		usage_error("run: repeat: runs are waited for, not detached");
+		ret = -1;
+	}
+	if (!ret)
+		ret = run_job_check(&a);
+	knobs_free(&a.knobs);
+	peer_free(&a.peer);
+	free(one);
+	if (ret)
+		return EXIT_USAGE;
+	return run_repeat(argc, argv);
+}
+
 int do_run(int argc, char **argv)
 {
 	struct run_args a;
@@ -1939,36 +1978,9 @@ int do_run(int argc, char **argv)
 		usage_error("run: unknown test or command '%s'", argv[0]);
 		return EXIT_USAGE;
 	}
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "repeat")) {
-			/* Checked as one run first: a bad word fails at once. */
-			char **one = calloc(argc, sizeof(char *));
-			int n = 0, k;
-
-			if (!one)
-				return EXIT_FAIL;
-			for (k = 1; k < argc; k++) {
-				if (!strcmp(argv[k], "repeat") || !strcmp(argv[k], "confidence") ||
-				    !strcmp(argv[k], "columns") || !strcmp(argv[k], "show"))
-					k++;
-				else if (strcmp(argv[k], "csv") && strcmp(argv[k], "keep-going"))
-					one[n++] = argv[k];
-			}
-			ret = run_parse(&a, test, n, one);
-			if (!ret && a.detach) {
-				usage_error("run: repeat: runs are waited for, not detached");
-				ret = -1;
-			}
-			if (!ret)
-				ret = run_job_check(&a);
-			knobs_free(&a.knobs);
-			peer_free(&a.peer);
-			free(one);
-			if (ret)
-				return EXIT_USAGE;
-			return run_repeat(argc, argv);
-		}
-	}
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "repeat"))
+			return run_repeat_checked(test, argc, argv);
 	if (run_parse(&a, test, argc - 1, argv + 1)) {
 		knobs_free(&a.knobs);
 		return EXIT_USAGE;

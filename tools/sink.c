@@ -102,22 +102,11 @@ static void print_sink_limits(const struct nlattr *const *tb)
  *     rx  15425000000 bytes  235000 msgs  conns 4  lost 0  verify errors 0
  * @data: its JSON key within an object, or NULL as an array's item.
  */
-int sink_print_cb(const struct nlmsghdr *nlh, void *data)
+/* " *:5201" or " 10.0.0.2:5201": where the sink listens, and for which
+ * families.
+ */
+static void print_sink_where(const struct nlattr **tb)
 {
-	const struct nlattr *tb[KTGEN_A_SINK_MAX + 1];
-	char buf[32];
-
-	nl_parse(nlh, sink_types, KTGEN_A_SINK_MAX, tb);
-	if (tb[KTGEN_A_SINK_LOCAL_ADDR] &&
-	    mnl_attr_get_payload_len(tb[KTGEN_A_SINK_LOCAL_ADDR]) != 4 &&
-	    mnl_attr_get_payload_len(tb[KTGEN_A_SINK_LOCAL_ADDR]) != 16)
-		tb[KTGEN_A_SINK_LOCAL_ADDR] = NULL;
-
-	print_open_object(data);
-	print_u64(PRINT_ANY, "id", "sink %llu",
-		  tb[KTGEN_A_SINK_ID] ? mnl_attr_get_u32(tb[KTGEN_A_SINK_ID]) : 0);
-	print_enum(tb[KTGEN_A_SINK_PROTO], "proto", " %s", proto_names,
-		   ARRAY_SIZE(proto_names));
 	/* the wildcard of both families as ss prints it: *:PORT */
 	print_endpoint(tb[KTGEN_A_SINK_IPV4] && tb[KTGEN_A_SINK_IPV6] ? NULL :
 		       tb[KTGEN_A_SINK_LOCAL_ADDR], tb[KTGEN_A_SINK_PORT], " %s");
@@ -132,9 +121,22 @@ int sink_print_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	if (tb[KTGEN_A_SINK_PORT])
 		print_u64(PRINT_JSON, "port", NULL, ntohs(mnl_attr_get_u16(tb[KTGEN_A_SINK_PORT])));
-	print_enum(tb[KTGEN_A_SINK_RX_MODE], "rx_mode", " rx %s", rx_mode_names,
-		   ARRAY_SIZE(rx_mode_names));
-	print_cpus(tb[KTGEN_A_SINK_CPUS], " cpus %s");
+}
+
+/* A flag as " NAME" in text and "KEY": true in JSON. */
+static void print_sink_flag(const struct nlattr *a, const char *key, const char *name)
+{
+	if (!a)
+		return;
+	print_bool(PRINT_JSON, key, NULL, true);
+	print_text(" %s", name);
+}
+
+/* What the sink was asked for beyond its address and mode. */
+static void print_sink_options(const struct nlattr **tb)
+{
+	char buf[32];
+
 	if (tb[KTGEN_A_SINK_RCVBUF]) {
 		uint32_t v = mnl_attr_get_u32(tb[KTGEN_A_SINK_RCVBUF]);
 
@@ -144,22 +146,35 @@ int sink_print_cb(const struct nlmsghdr *nlh, void *data)
 	if (tb[KTGEN_A_SINK_BUSY_POLL])
 		print_u64(PRINT_ANY, "busy_poll_us", " busy-poll %lluus",
 			  mnl_attr_get_u32(tb[KTGEN_A_SINK_BUSY_POLL]));
-	if (tb[KTGEN_A_SINK_GRO]) {
-		print_bool(PRINT_JSON, "gro", NULL, true);
-		print_text(" gro");
-	}
-	if (tb[KTGEN_A_SINK_RR]) {
-		print_bool(PRINT_JSON, "rr", NULL, true);
-		print_text(" rr");
-	}
+	print_sink_flag(tb[KTGEN_A_SINK_GRO], "gro", "gro");
+	print_sink_flag(tb[KTGEN_A_SINK_RR], "rr", "rr");
 	if (tb[KTGEN_A_SINK_RESP_MAX])
 		print_u64(PRINT_ANY, "resp_max", " resp-max %llu",
 			  mnl_attr_get_u32(tb[KTGEN_A_SINK_RESP_MAX]));
 	print_token(tb[KTGEN_A_SINK_RR], tb[KTGEN_A_SINK_TOKEN]);
-	if (tb[KTGEN_A_SINK_DETACH]) {
-		print_bool(PRINT_JSON, "detach", NULL, true);
-		print_text(" detach");
-	}
+	print_sink_flag(tb[KTGEN_A_SINK_DETACH], "detach", "detach");
+}
+
+int sink_print_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KTGEN_A_SINK_MAX + 1];
+
+	nl_parse(nlh, sink_types, KTGEN_A_SINK_MAX, tb);
+	if (tb[KTGEN_A_SINK_LOCAL_ADDR] &&
+	    mnl_attr_get_payload_len(tb[KTGEN_A_SINK_LOCAL_ADDR]) != 4 &&
+	    mnl_attr_get_payload_len(tb[KTGEN_A_SINK_LOCAL_ADDR]) != 16)
+		tb[KTGEN_A_SINK_LOCAL_ADDR] = NULL;
+
+	print_open_object(data);
+	print_u64(PRINT_ANY, "id", "sink %llu",
+		  tb[KTGEN_A_SINK_ID] ? mnl_attr_get_u32(tb[KTGEN_A_SINK_ID]) : 0);
+	print_enum(tb[KTGEN_A_SINK_PROTO], "proto", " %s", proto_names,
+		   ARRAY_SIZE(proto_names));
+	print_sink_where(tb);
+	print_enum(tb[KTGEN_A_SINK_RX_MODE], "rx_mode", " rx %s", rx_mode_names,
+		   ARRAY_SIZE(rx_mode_names));
+	print_cpus(tb[KTGEN_A_SINK_CPUS], " cpus %s");
+	print_sink_options(tb);
 	print_sink_limits(tb);
 	print_text("\n");
 	if (tb[KTGEN_A_SINK_RX]) {
