@@ -17,6 +17,7 @@
  */
 #include <linux/delay.h>
 #include <linux/highmem.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <net/dst.h>
@@ -870,9 +871,33 @@ static unsigned int test_send_delay_ns;
 module_param(test_send_delay_ns, uint, 0600);
 MODULE_PARM_DESC(test_send_delay_ns, "test hook: busy-wait this long per message sent (0: off, at most 1 ms)");
 
+/* A stream's data datagram: the payload at the flow's offset. */
+static int ktg_send_dgram_data(struct ktg_flow *f, u32 len)
+{
+	return ktg_send_dgram(f, len, KTG_MAGIC_DATA, f->seq);
+}
+
+/*
+ * How each tx mode sends a stream's message: over TCP, the stack's copy
+ * (of the module's kvec or of user memory) or the module's pages; over
+ * UDP, a datagram of either (a GSO batch apart). By mode, so that no send
+ * call asks which mode it is in.
+ */
+static const struct ktg_tx_ops {
+	int (*tcp)(struct ktg_flow *f, u32 len);
+	int (*udp)(struct ktg_flow *f, u32 len);
+} ktg_tx_ops[] = {
+	[KTGEN_TX_MODE_STACK]		= { ktg_send_copied, ktg_send_dgram_data },
+	[KTGEN_TX_MODE_CACHED]		= { ktg_send_pages, ktg_send_dgram_pages },
+	[KTGEN_TX_MODE_NOCACHE]		= { ktg_send_pages, ktg_send_dgram_pages },
+	[KTGEN_TX_MODE_ZEROCOPY]	= { ktg_send_pages, ktg_send_dgram_pages },
+	[KTGEN_TX_MODE_USER]		= { ktg_send_copied, ktg_send_dgram_user },
+};
+
 /* One send call's worth of progress: >0 progress, 0 blocked, <0 error. */
 static int ktg_flow_send_one(struct ktg_flow *f)
 {
+	int (*send)(struct ktg_flow *f, u32 len);
 	struct ktg_run *run = f->run;
 	u32 len;
 	int ret;
@@ -896,14 +921,10 @@ static int ktg_flow_send_one(struct ktg_flow *f)
 			ndelay(min(READ_ONCE(test_send_delay_ns), 1000000U));
 	}
 	if (!ktg_flow_tcp(f)) {
-		if (f->msg_n > 1)
-			ret = ktg_send_dgram_gso(f);
-		else if (run->p.tx_mode == KTGEN_TX_MODE_STACK)
-			ret = ktg_send_dgram(f, f->msg_left, KTG_MAGIC_DATA, f->seq);
-		else if (run->p.tx_mode == KTGEN_TX_MODE_USER)
-			ret = ktg_send_dgram_user(f, f->msg_left);
-		else
-			ret = ktg_send_dgram_pages(f, f->msg_left);
+		send = ktg_tx_ops[run->p.tx_mode].udp;
+		ret = f->msg_n > 1 ? ktg_send_dgram_gso(f) :
+		      INDIRECT_CALL_3(send, ktg_send_dgram_data, ktg_send_dgram_pages,
+				      ktg_send_dgram_user, f, f->msg_left);
 		if ((ret == -ENOBUFS && !f->stage_blocked) || ret == -ENOMEM) {
 			/* Dropped before the wire: not sent, and not lost. */
 			atomic64_add(f->msg_n, &run->send_errors);
@@ -918,10 +939,8 @@ static int ktg_flow_send_one(struct ktg_flow *f)
 		}
 		return ret;
 	}
-	if (run->p.tx_mode == KTGEN_TX_MODE_STACK || run->p.tx_mode == KTGEN_TX_MODE_USER)
-		ret = ktg_send_copied(f, f->msg_left);
-	else
-		ret = ktg_send_pages(f, f->msg_left);
+	send = ktg_tx_ops[run->p.tx_mode].tcp;
+	ret = INDIRECT_CALL_2(send, ktg_send_copied, ktg_send_pages, f, f->msg_left);
 	if (ret > 0) {
 		f->off += ret;
 		f->bytes += ret;
@@ -1138,9 +1157,21 @@ static int ktg_rr_udp(struct ktg_flow *f)
 	return ret;
 }
 
+/* A sending flow's step, by test: a stream's send call, a transaction's
+ * next move (request, response, or for crr the connection's).
+ */
+static int (*const ktg_test_ops[])(struct ktg_flow *f) = {
+	[KTGEN_TEST_TCP_STREAM]	= ktg_flow_send_one,
+	[KTGEN_TEST_UDP_STREAM]	= ktg_flow_send_one,
+	[KTGEN_TEST_TCP_RR]	= ktg_rr_tcp,
+	[KTGEN_TEST_UDP_RR]	= ktg_rr_udp,
+	[KTGEN_TEST_TCP_CRR]	= ktg_crr_tcp,
+};
+
 /* Work for the flow's worker: >0 when it made progress, 0 when it waits. */
 int ktg_flow_step(struct ktg_flow *f)
 {
+	int (*step)(struct ktg_flow *f) = ktg_test_ops[f->run->p.test];
 	int ret, progress = 0;
 	bool expired;
 	u32 i;
@@ -1164,12 +1195,8 @@ int ktg_flow_step(struct ktg_flow *f)
 			ktg_flow_drain_start(f);
 			return 1;
 		}
-		if (ktg_flow_crr(f))
-			ret = ktg_crr_tcp(f);
-		else if (ktg_test_rr(f->run->p.test))
-			ret = ktg_flow_tcp(f) ? ktg_rr_tcp(f) : ktg_rr_udp(f);
-		else
-			ret = ktg_flow_send_one(f);
+		ret = INDIRECT_CALL_4(step, ktg_flow_send_one, ktg_rr_tcp, ktg_rr_udp,
+				      ktg_crr_tcp, f);
 		if (ret == -EAGAIN || ret == -ENOBUFS)
 			return progress;	/* write space or pages will come */
 		if (ret < 0) {
