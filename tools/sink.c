@@ -267,41 +267,37 @@ static bool sink_add_flag(struct sink_args *a, const char *kw)
  */
 static int sink_add_limit(struct sink_args *a, const char *kw, const char *val)
 {
-	if (!strcmp(kw, "rcvbuf")) {
-		if (parse_size_u32(val, &a->rcvbuf)) {
-			usage_error("sink add: rcvbuf needs a size in bytes below 4G, not '%s'", val);
+	static const struct {
+		const char	*kw;
+		int		(*parse)(const char *s, uint32_t *v);
+		size_t		off, has;
+		const char	*needs;
+	} limits[] = {
+		{ "rcvbuf", parse_size_u32, offsetof(struct sink_args, rcvbuf),
+		  offsetof(struct sink_args, has_rcvbuf), "a size in bytes below 4G" },
+		{ "busy-poll", parse_usecs, offsetof(struct sink_args, busy_poll_us),
+		  offsetof(struct sink_args, has_busy_poll),
+		  "microseconds, like 50, 200us or 10ms" },
+		{ "resp-max", parse_size_u32, offsetof(struct sink_args, resp_max),
+		  offsetof(struct sink_args, has_resp_max), "a size in bytes" },
+		{ "max-conns", parse_u32, offsetof(struct sink_args, max_conns),
+		  offsetof(struct sink_args, has_max_conns), "a number" },
+		{ "idle-ms", parse_u32, offsetof(struct sink_args, idle_ms),
+		  offsetof(struct sink_args, has_idle_ms), "milliseconds" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(limits); i++) {
+		if (strcmp(kw, limits[i].kw))
+			continue;
+		if (limits[i].parse(val, (uint32_t *)((char *)a + limits[i].off))) {
+			usage_error("sink add: %s needs %s, not '%s'", kw, limits[i].needs, val);
 			return -1;
 		}
-		a->has_rcvbuf = true;
-	} else if (!strcmp(kw, "busy-poll")) {
-		if (parse_usecs(val, &a->busy_poll_us)) {
-			usage_error("sink add: busy-poll needs microseconds, like 50, 200us or 10ms, not '%s'",
-				    val);
-			return -1;
-		}
-		a->has_busy_poll = true;
-	} else if (!strcmp(kw, "resp-max")) {
-		if (parse_size_u32(val, &a->resp_max)) {
-			usage_error("sink add: resp-max needs a size in bytes, not '%s'", val);
-			return -1;
-		}
-		a->has_resp_max = true;
-	} else if (!strcmp(kw, "max-conns")) {
-		if (parse_u32(val, &a->max_conns)) {
-			usage_error("sink add: max-conns needs a number, not '%s'", val);
-			return -1;
-		}
-		a->has_max_conns = true;
-	} else if (!strcmp(kw, "idle-ms")) {
-		if (parse_u32(val, &a->idle_ms)) {
-			usage_error("sink add: idle-ms needs milliseconds, not '%s'", val);
-			return -1;
-		}
-		a->has_idle_ms = true;
-	} else {
-		return 1;
+		*(bool *)((char *)a + limits[i].has) = true;
+		return 0;
 	}
-	return 0;
+	return 1;
 }
 
 /* A keyword of sink add at @argv: the words taken, -1 after a usage
