@@ -468,7 +468,6 @@ int shell(const char *what, const char *cmd)
 	return 0;
 }
 
-/* `ktgen -j run BASE... VARIANT...` of this binary: its document. */
 /* The run @pid's stdout, from @fd until its end, into *@outp (grown from
  * @cap); its length. A signal to us is passed on to the run.
  */
@@ -507,6 +506,7 @@ static size_t run_read(pid_t pid, int fd, char **outp, size_t cap)
 	return len;
 }
 
+/* `ktgen -j run BASE... VARIANT...` of this binary: its document. */
 static struct json *run_once(char **base, int nbase, const struct variant *v)
 {
 	char **argv = calloc(nbase + v->nwords + 3, sizeof(char *));

@@ -97,11 +97,6 @@ static void print_sink_limits(const struct nlattr *const *tb)
 	}
 }
 
-/* One sink, text:
- *   sink 3 tcp *:5001 rx verify cpus 0-3 rcvbuf 4M rr resp-max 64K token 0x...
- *     rx  15425000000 bytes  235000 msgs  conns 4  lost 0  verify errors 0
- * @data: its JSON key within an object, or NULL as an array's item.
- */
 /* " *:5201" or " 10.0.0.2:5201": where the sink listens, and for which
  * families.
  */
@@ -155,6 +150,11 @@ static void print_sink_options(const struct nlattr **tb)
 	print_sink_flag(tb[KTGEN_A_SINK_DETACH], "detach", "detach");
 }
 
+/* One sink, text:
+ *   sink 3 tcp *:5001 rx verify cpus 0-3 rcvbuf 4M rr resp-max 64K token 0x...
+ *     rx  15425000000 bytes  235000 msgs  conns 4  lost 0  verify errors 0
+ * @data: its JSON key within an object, or NULL as an array's item.
+ */
 int sink_print_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[KTGEN_A_SINK_MAX + 1];
