@@ -304,7 +304,7 @@ static int ktg_flow_connect(struct ktg_flow *f)
 {
 	struct sock *sk = f->sock->sk;
 
-	if (READ_ONCE(f->run->stop)) {
+	if (ktg_run_stopping(f->run)) {
 		f->state = KTG_FLOW_DONE;
 		ktg_flow_sent_all(f);
 		return 1;
@@ -779,7 +779,7 @@ static int ktg_flow_drain(struct ktg_flow *f)
 		/* Spaced out, so that a receive queue full of data when the
 		 * first one arrives does not drop them all.
 		 */
-		while (f->closes < KTG_UDP_CLOSES && !READ_ONCE(f->run->abort)) {
+		while (f->closes < KTG_UDP_CLOSES && !ktg_run_aborting(f->run)) {
 			int ret;
 
 			if (time_before(jiffies, f->next_close))
@@ -796,7 +796,7 @@ static int ktg_flow_drain(struct ktg_flow *f)
 	}
 	/* A stop drains too, so that acked stays exact; going away does not. */
 	if (!(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) && !sk->sk_err &&
-	    !time_after(jiffies, f->deadline) && !READ_ONCE(f->run->abort))
+	    !time_after(jiffies, f->deadline) && !ktg_run_aborting(f->run))
 		return 0;
 
 	/* bytes_acked (tcpi_bytes_acked) is 64-bit: snd_una wraps every 4 GiB */
@@ -1189,7 +1189,7 @@ int ktg_flow_step(struct ktg_flow *f)
 	/* The clock once a visit (a visit is a few calls), the flag each call. */
 	expired = ktime_after(ktime_get(), f->run->deadline);
 	for (i = 0; i < f->run->visit && f->state == KTG_FLOW_SEND; i++) {
-		if (expired || READ_ONCE(f->run->stop)) {
+		if (expired || ktg_run_stopping(f->run)) {
 			/* A stop or the time limit ends the send call too. */
 			f->msg_left = 0;
 			ktg_flow_drain_start(f);

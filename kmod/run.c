@@ -53,7 +53,7 @@ bool ktg_run_reserve(struct ktg_run *run, u32 *len)
 	u64 old;
 
 	*len = run->p.size;
-	if (READ_ONCE(run->stop))
+	if (ktg_run_stopping(run))
 		return false;
 	if (run->p.msgs && atomic64_inc_return(&run->msgs_started) > run->p.msgs)
 		return false;
@@ -66,16 +66,42 @@ bool ktg_run_reserve(struct ktg_run *run, u32 *len)
 	return true;
 }
 
+/* Move @run on to @to, unless it is there or further already: true when
+ * it moved. Bounded: the state only ever moves forward.
+ */
+static bool ktg_run_advance(struct ktg_run *run, u32 to)
+{
+	u32 old = READ_ONCE(run->state), prev;
+
+	while (old < to) {
+		prev = cmpxchg(&run->state, old, to);
+		if (prev == old)
+			return true;
+		old = prev;
+	}
+	return false;
+}
+
+/* The workers started so far see the new state at once. */
+static void ktg_run_kick(struct ktg_run *run)
+{
+	/* pairs with ktg_run_start()'s release of nworkers */
+	u32 i, n = smp_load_acquire(&run->nworkers);
+
+	for (i = 0; i < n; i++)
+		ktg_worker_kick(&run->workers[i]);
+}
+
+/* A flow failed: the first failure names the run's error, the other flows
+ * stop and drain. Before the workers are gone (a worker's, or under
+ * run->lock while not finished): the last state follows the error.
+ */
 void ktg_run_flow_failed(struct ktg_run *run, struct ktg_flow *f, int err)
 {
-	u32 i;
-
-	/* The first failure names the run's error; the others stop too. */
 	if (!cmpxchg(&run->error, 0, err))
 		WRITE_ONCE(run->error_flow, f->id);
-	WRITE_ONCE(run->stop, true);
-	for (i = 0; i < run->nworkers; i++)
-		ktg_worker_kick(&run->workers[i]);
+	ktg_run_advance(run, KTG_RUN_STOPPING);
+	ktg_run_kick(run);
 }
 
 static int ktg_run_worker(void *arg)
@@ -121,13 +147,34 @@ static int ktg_run_worker(void *arg)
 	return 0;
 }
 
-static u32 ktg_run_final_state(struct ktg_run *run)
+/* The workers are gone: failed when a flow set an error, stopped when it
+ * was stopped before its limits were met, done otherwise (run->lock held).
+ * A stop that comes now changes nothing: the run was done.
+ */
+static void ktg_run_finish(struct ktg_run *run)
 {
+	u32 last = KTG_RUN_DONE;
+
 	if (run->error)
-		return KTGEN_RUN_STATE_FAILED;
-	if (run->stop_requested)
-		return KTGEN_RUN_STATE_STOPPED;
-	return KTGEN_RUN_STATE_DONE;
+		last = KTG_RUN_FAILED;
+	else if (ktg_run_stopping(run))
+		last = KTG_RUN_STOPPED;
+	ktg_run_advance(run, last);
+}
+
+/* What a reader is told of the state. */
+u32 ktg_run_state_uapi(const struct ktg_run *run)
+{
+	static const u8 uapi[] = {
+		[KTG_RUN_SENDING]	= KTGEN_RUN_STATE_RUNNING,
+		[KTG_RUN_STOPPING]	= KTGEN_RUN_STATE_STOPPING,
+		[KTG_RUN_ABORTING]	= KTGEN_RUN_STATE_STOPPING,
+		[KTG_RUN_DONE]		= KTGEN_RUN_STATE_DONE,
+		[KTG_RUN_STOPPED]	= KTGEN_RUN_STATE_STOPPED,
+		[KTG_RUN_FAILED]	= KTGEN_RUN_STATE_FAILED,
+	};
+
+	return uapi[READ_ONCE(run->state)];
 }
 
 /*
@@ -144,7 +191,7 @@ static void ktg_run_rx_settle(struct ktg_run *run)
 	u64 seen = U64_MAX;
 	int quiet = 0;
 
-	if (run->abort)
+	if (ktg_run_aborting(run))
 		return;
 	while (atomic_read(&rx->closed) < run->p.flows && quiet < 10 &&
 	       time_before(jiffies, deadline)) {
@@ -165,7 +212,7 @@ static void ktg_run_window_work(struct work_struct *work)
 					   window_work);
 	u32 i;
 
-	if (READ_ONCE(run->stop) || !atomic_read(&run->sending))
+	if (ktg_run_stopping(run) || !atomic_read(&run->sending))
 		return;
 	for (i = 0; i < run->p.flows; i++) {
 		run->flows[i].bytes0 = READ_ONCE(run->flows[i].bytes);
@@ -188,7 +235,7 @@ static void ktg_run_interval_work(struct work_struct *work)
 					   interval_work);
 	s64 next_ms;
 
-	if (READ_ONCE(run->stop) || !atomic_read(&run->sending))
+	if (ktg_run_stopping(run) || !atomic_read(&run->sending))
 		return;
 	run->intervals++;
 	ktg_nl_notify_run_interval(run);
@@ -215,7 +262,7 @@ static void ktg_run_unstick_work(struct work_struct *work)
 
 	if (!atomic_read(&run->workers_left))
 		return;
-	if (READ_ONCE(run->stop) || ktime_after(ktime_get(), run->deadline))
+	if (ktg_run_stopping(run) || ktime_after(ktime_get(), run->deadline))
 		for (i = 0; i < n; i++)
 			ktg_worker_unstick(&run->workers[i], KTG_UNSTICK_GRACE);
 	queue_delayed_work(ktg_wq, &run->unstick_work, KTG_UNSTICK_GRACE);
@@ -283,8 +330,7 @@ static void ktg_run_done_work(struct work_struct *work)
 	mutex_lock(&run->lock);
 	if (!run->end)
 		run->end = ktime_get();
-	run->state = ktg_run_final_state(run);
-	run->finished = true;
+	ktg_run_finish(run);
 	mutex_unlock(&run->lock);
 	ktg_nl_notify_run_done(run);
 	if (unlikely(READ_ONCE(test_done_delay_ms)))
@@ -458,7 +504,7 @@ static int ktg_run_charge(struct ktg_run *run, struct netlink_ext_ack *extack)
 	return 0;
 }
 
-/* A run in its first state, RUNNING, with @p (and its cpumask) and one
+/* A run in its first state, sending, with @p (and its cpumask) and one
  * reference; NULL without memory, the cpumask freed.
  */
 static struct ktg_run *ktg_run_alloc(struct ktg_net *kn, struct ktg_run_params *p, u32 portid)
@@ -474,7 +520,7 @@ static struct ktg_run *ktg_run_alloc(struct ktg_net *kn, struct ktg_run_params *
 	run->kn = kn;
 	run->p = *p;				/* takes over the cpumask */
 	run->portid = portid;
-	run->state = KTGEN_RUN_STATE_RUNNING;
+	run->state = KTG_RUN_SENDING;
 	spin_lock_init(&run->end_lock);
 	INIT_WORK(&run->done_work, ktg_run_done_work);
 	INIT_DELAYED_WORK(&run->interval_work, ktg_run_interval_work);
@@ -662,13 +708,8 @@ struct ktg_run *ktg_run_get_next(struct ktg_net *kn, unsigned long *id)
 /* A user's stop: flows drain and the run completes as stopped. */
 void ktg_run_stop(struct ktg_run *run)
 {
-	/* the workers ktg_run_start() has started (pairs with its release) */
-	u32 i, n = smp_load_acquire(&run->nworkers);
-
-	run->stop_requested = true;
-	WRITE_ONCE(run->stop, true);
-	for (i = 0; i < n; i++)
-		ktg_worker_kick(&run->workers[i]);
+	if (ktg_run_advance(run, KTG_RUN_STOPPING))
+		ktg_run_kick(run);
 }
 
 int ktg_run_stop_id(struct ktg_net *kn, u32 id)
@@ -677,8 +718,7 @@ int ktg_run_stop_id(struct ktg_net *kn, u32 id)
 
 	if (!run)
 		return -ENOENT;
-	if (!READ_ONCE(run->finished))
-		ktg_run_stop(run);
+	ktg_run_stop(run);
 	ktg_run_put(run);
 	return 0;
 }
@@ -711,8 +751,11 @@ int ktg_run_del(struct ktg_net *kn, u32 id, struct netlink_ext_ack *extack)
 	run = xa_load(&kn->runs, id);
 	if (!run) {
 		err = -ENOENT;
-	} else if (!READ_ONCE(run->finished)) {
-		NL_SET_ERR_MSG(extack, "the run is still running: stop it first");
+	} else if (!ktg_run_finished(run)) {
+		if (ktg_run_stopping(run))
+			NL_SET_ERR_MSG(extack, "the run is stopping: delete it once it has ended");
+		else
+			NL_SET_ERR_MSG(extack, "the run is still running: stop it first");
 		err = -EBUSY;
 	} else {
 		ktg_run_unlist(kn, run);
@@ -731,8 +774,7 @@ void ktg_runs_stop_all(struct ktg_net *kn)
 
 	mutex_lock(&kn->lock);
 	xa_for_each(&kn->runs, id, run)
-		if (!READ_ONCE(run->finished))
-			ktg_run_stop(run);
+		ktg_run_stop(run);
 	mutex_unlock(&kn->lock);
 }
 
@@ -750,9 +792,9 @@ static void ktg_runs_take(struct ktg_net *kn, bool all)
 	mutex_lock(&kn->lock);
 	xa_for_each(&kn->runs, id, run) {
 		if (all) {
-			WRITE_ONCE(run->abort, true);
-			ktg_run_stop(run);
-		} else if (!READ_ONCE(run->finished)) {
+			if (ktg_run_advance(run, KTG_RUN_ABORTING))
+				ktg_run_kick(run);
+		} else if (!ktg_run_finished(run)) {
 			continue;
 		}
 		ktg_run_unlist(kn, run);
@@ -787,8 +829,7 @@ void ktg_runs_owner_gone(struct ktg_net *kn, u32 portid)
 	xa_for_each(&kn->runs, id, run) {
 		if (!run->owned || run->portid != portid)
 			continue;
-		if (!READ_ONCE(run->finished))
-			ktg_run_stop(run);
+		ktg_run_stop(run);
 		ktg_net_owner_del(kn, portid);
 		run->owned = false;
 	}
@@ -806,10 +847,15 @@ void ktg_runs_dev_gone(struct ktg_net *kn, int ifindex)
 
 	mutex_lock(&kn->lock);
 	xa_for_each(&kn->runs, id, run) {
-		if (run->p.ifindex != ifindex || READ_ONCE(run->finished))
+		if (run->p.ifindex != ifindex)
 			continue;
-		WRITE_ONCE(run->abort, true);
-		ktg_run_flow_failed(run, &run->flows[0], -ENODEV);
+		/* the error and the last state agree: ktg_run_finish() */
+		mutex_lock(&run->lock);
+		if (!ktg_run_finished(run)) {
+			ktg_run_advance(run, KTG_RUN_ABORTING);
+			ktg_run_flow_failed(run, &run->flows[0], -ENODEV);
+		}
+		mutex_unlock(&run->lock);
 	}
 	mutex_unlock(&kn->lock);
 }
@@ -836,7 +882,7 @@ static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
 	u64 bytes = 0, msgs = 0, acked = 0, retrans = 0, srtt = 0, cwnd = 0;
 	bool tcp = run->p.test == KTGEN_TEST_TCP_STREAM || run->p.test == KTGEN_TEST_TCP_RR;
 	/* acked and tcp_info at the drain's end: not for tcp-crr's many */
-	bool tcp_end = tcp && run->finished;
+	bool tcp_end = tcp && ktg_run_finished(run);
 	u32 i, info = 0, nocache = 0;
 	struct nlattr *nest;
 
@@ -867,7 +913,7 @@ static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
 	    (tcp && nla_put_u32(msg, KTGEN_A_TX_STATS_NOCACHE_COPY_FLOWS, nocache)) ||
 	    (run->p.probe_copies &&
 	     nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_NOCACHE_COPIES,
-			       run->finished ? run->nocache :
+			       ktg_run_finished(run) ? run->nocache :
 			       ktg_probe_nocache_hits() - run->nocache0, 0)))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
@@ -969,7 +1015,7 @@ static u64 ktg_run_lost(struct ktg_run *run)
 	u64 sent = 0, got;
 	u32 i;
 
-	if (run->p.test != KTGEN_TEST_UDP_STREAM || !run->finished)
+	if (run->p.test != KTGEN_TEST_UDP_STREAM || !ktg_run_finished(run))
 		return U64_MAX;
 	for (i = 0; i < run->p.flows; i++)
 		sent += run->flows[i].msgs;
@@ -982,7 +1028,7 @@ static int ktg_run_fill_window(struct sk_buff *msg, struct ktg_run *run)
 {
 	/* pairs with the release in ktg_run_window_work() */
 	ktime_t wstart = smp_load_acquire(&run->wstart);
-	ktime_t end = run->finished ? run->end : ktime_get();
+	ktime_t end = ktg_run_finished(run) ? run->end : ktime_get();
 	u64 ns = ktime_after(end, wstart) ? ktime_to_ns(ktime_sub(end, wstart)) : 0;
 	u64 bytes = 0, msgs = 0;
 	struct nlattr *nest;
@@ -1015,7 +1061,7 @@ static int ktg_run_fill_window(struct sk_buff *msg, struct ktg_run *run)
 int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 {
 	struct ktg_run_params *p = &run->p;
-	ktime_t end = run->finished ? run->end : ktime_get();
+	ktime_t end = ktg_run_finished(run) ? run->end : ktime_get();
 
 	if (nla_put_u32(msg, KTGEN_A_RUN_ID, run->id) ||
 	    nla_put_u32(msg, KTGEN_A_RUN_TEST, p->test) ||
@@ -1042,7 +1088,7 @@ int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	    (p->burst && nla_put_u32(msg, KTGEN_A_RUN_BURST, p->burst)) ||
 	    (p->busy_poll_us && nla_put_u32(msg, KTGEN_A_RUN_BUSY_POLL, p->busy_poll_us)) ||
 	    (p->gso && nla_put_u32(msg, KTGEN_A_RUN_GSO, p->gso)) ||
-	    nla_put_u32(msg, KTGEN_A_RUN_STATE, run->state) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_STATE, ktg_run_state_uapi(run)) ||
 	    (run->error && (nla_put_u32(msg, KTGEN_A_RUN_ERROR, -run->error) ||
 			    nla_put_u32(msg, KTGEN_A_RUN_ERROR_FLOW, run->error_flow))) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_RUN_DURATION_NS,
@@ -1076,7 +1122,7 @@ u32 ktg_run_flows(const struct ktg_run *run)
 int ktg_run_fill_flow(struct sk_buff *msg, struct ktg_run *run, u32 i)
 {
 	struct ktg_flow *f = &run->flows[i];
-	bool tcp_end = run->finished && (run->p.test == KTGEN_TEST_TCP_STREAM ||
+	bool tcp_end = ktg_run_finished(run) && (run->p.test == KTGEN_TEST_TCP_STREAM ||
 					 run->p.test == KTGEN_TEST_TCP_RR);
 
 	if (nla_put_u32(msg, KTGEN_A_FLOW_RUN_ID, run->id) ||
@@ -1098,7 +1144,7 @@ int ktg_run_fill_flow(struct sk_buff *msg, struct ktg_run *run, u32 i)
 int ktg_run_fill_interval(struct sk_buff *msg, struct ktg_run *run)
 {
 	if (nla_put_u32(msg, KTGEN_A_RUN_ID, run->id) ||
-	    nla_put_u32(msg, KTGEN_A_RUN_STATE, run->state) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_STATE, ktg_run_state_uapi(run)) ||
 	    nla_put_u32(msg, KTGEN_A_RUN_INTERVAL, run->intervals) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_RUN_DURATION_NS,
 			      ktime_to_ns(ktime_sub(ktime_get(), run->start)), 0) ||

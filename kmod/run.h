@@ -83,6 +83,24 @@ struct ktg_flow {
 	u32			cwnd;
 };
 
+/*
+ * A run's life, one way only: it sends until its limits are met (then it
+ * is done), a user stops it or a flow fails (stopping: the flows drain so
+ * that acked stays exact), or it goes away with its namespace, the module
+ * or its device (aborting: nothing drains). Once its workers are gone the
+ * done work sets the last state (failed when a flow set an error). The
+ * send path reads the state without a lock; moves go by cmpxchg, never
+ * back (ktg_run_advance()).
+ */
+enum ktg_run_state {
+	KTG_RUN_SENDING,
+	KTG_RUN_STOPPING,
+	KTG_RUN_ABORTING,
+	KTG_RUN_DONE,		/* the last three: finished, results final */
+	KTG_RUN_STOPPED,
+	KTG_RUN_FAILED,
+};
+
 struct ktg_run {
 	refcount_t		ref;		/* kn->runs' and each reader's */
 	struct rcu_head		rcu;		/* lookups are RCU */
@@ -94,12 +112,10 @@ struct ktg_run {
 	bool			owned;		/* counted in kn->owners (kn->lock) */
 	struct ktg_run_params	p;
 	u64			charged;	/* budget bytes besides page rings */
-	struct mutex		lock;		/* state, finished, end; fills */
-	u32			state;		/* enum ktgen_run_state */
-	bool			stop;
-	bool			stop_requested;	/* by a user, not by a failure */
-	bool			abort;		/* going away: do not drain */
-	bool			finished;	/* the workers are gone */
+	struct mutex		lock;		/* the last state, end; fills (never
+						 * held across RTNL: ktg_runs_dev_gone())
+						 */
+	u32			state;		/* enum ktg_run_state */
 
 	int			error;
 	u32			error_flow;
@@ -143,6 +159,25 @@ struct ktg_run {
 	struct completion	done;
 };
 
+/* No more sends: a stop, a failure or going away. */
+static inline bool ktg_run_stopping(const struct ktg_run *run)
+{
+	return READ_ONCE(run->state) != KTG_RUN_SENDING;
+}
+
+/* Going away: flows do not drain, sinks are not waited for. */
+static inline bool ktg_run_aborting(const struct ktg_run *run)
+{
+	return READ_ONCE(run->state) == KTG_RUN_ABORTING;
+}
+
+/* The workers are gone and the results final. */
+static inline bool ktg_run_finished(const struct ktg_run *run)
+{
+	return READ_ONCE(run->state) >= KTG_RUN_DONE;
+}
+
+u32 ktg_run_state_uapi(const struct ktg_run *run);
 int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack);
 int ktg_flow_step(struct ktg_flow *f);
 void ktg_flow_close(struct ktg_flow *f);

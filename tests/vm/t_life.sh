@@ -105,8 +105,8 @@ t_life_sink_del_flowing()
 }
 case_add life_sink_del_flowing t_life_sink_del_flowing 240
 
-# A run stopped while everything its sink sends is lost (netem): its
-# drain gives up (30 s) and its connections are reset, not closed, so
+# A run stopped while everything its sink sends is lost (netem): it is
+# stopping, not deletable, while its drain waits; the drain gives up (30 s) and its connections are reset, not closed, so
 # that its namespace keeps no socket once it has ended (before: orphans
 # in FIN-WAIT-1 retransmitting into the void); nothing but TIME-WAIT on
 # either side once the sink is deleted too, no thread, no budget byte.
@@ -124,6 +124,12 @@ t_life_run_stop_clean()
 		grep -q '\"bytes\":[1-9]'" || fail "the run sent nothing"
 	tc -n "$NS_B" qdisc add dev ktg1 root netem loss 100%
 	ip netns exec "$NS_A" $KTGEN run stop "$id"
+	# its drain waits for acks that never come (30 s): it says so, and it
+	# cannot be deleted before it has ended
+	ip netns exec "$NS_A" $KTGEN -j run show "$id" | json_check "d['state'] == 'stopping'" ||
+		fail "a stopped run that drains is not shown as stopping"
+	expect_fail 1 "the run is stopping: delete it once it has ended" \
+		ip netns exec "$NS_A" $KTGEN run del "$id"
 	slowwait "$(scaled 60)" bash -c "ip netns exec $NS_A $KTGEN -j run show $id |
 		grep -q '\"state\":\"stopped\"'" || fail "the run did not stop"
 	left=$(live_sockets "$NS_A")
@@ -248,7 +254,7 @@ life_stress_worker()
 			# shellcheck disable=SC2086
 			out=$($KTGEN -j $cmd 2>&1 >/dev/null) || rc=$?
 			[ $rc = 0 ] && continue
-			[ $rc = 1 ] && echo "$out" | grep -Eq "no such (run|sink)|still running|port is in use" &&
+			[ $rc = 1 ] && echo "$out" | grep -Eq "no such (run|sink)|still running|is stopping|port is in use" &&
 				continue
 			echo "worker $n: '$cmd' exited $rc: $out" >>"$log"
 		done
