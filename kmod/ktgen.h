@@ -63,13 +63,9 @@ bool ktg_net_owns(struct ktg_net *kn, u32 portid);
 /* Work that may outlive a request: run completion. Flushed at unload. */
 extern struct workqueue_struct *ktg_wq;
 
-int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u64 lost);
-
-/* Netlink encodings shared by sinks and runs. */
-int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_storage *ss);
+/* Socket addresses, for sinks and runs. */
 __be16 ktg_addr_port(const struct sockaddr_storage *ss);
 int ktg_addr_len(const struct sockaddr_storage *ss);
-int ktg_cpus_put(struct sk_buff *msg, int attr, const struct cpumask *mask);
 
 /* A kthread bound to one CPU serving a list of sockets; it sleeps until one
  * of its sockets wakes it (data, write space, state change) or a timeout.
@@ -223,7 +219,6 @@ struct ktg_sink *ktg_sink_get(struct ktg_net *kn, u32 id);
 struct ktg_sink *ktg_sink_get_next(struct ktg_net *kn, unsigned long *id);
 void ktg_sink_put(struct ktg_sink *sink);
 int ktg_sink_del(struct ktg_net *kn, u32 id);
-int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink, bool secret);
 u32 ktg_sink_slots(const struct ktg_sink_params *p);
 void ktg_sinks_destroy_all(struct ktg_net *kn);
 void ktg_sinks_owner_gone(struct ktg_net *kn, u32 portid);
@@ -288,15 +283,11 @@ int ktg_run_stop_id(struct ktg_net *kn, u32 id);
 int ktg_run_del(struct ktg_net *kn, u32 id, struct netlink_ext_ack *extack);
 void ktg_runs_stop_all(struct ktg_net *kn);
 void ktg_runs_del_finished(struct ktg_net *kn);
-int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run);
 void ktg_runs_owner_gone(struct ktg_net *kn, u32 portid);
 void ktg_runs_dev_gone(struct ktg_net *kn, int ifindex);
 void ktg_runs_destroy_all(struct ktg_net *kn);
 void ktg_nl_notify_run_done(struct ktg_run *run);
 void ktg_nl_notify_run_interval(struct ktg_run *run);
-int ktg_run_fill_interval(struct sk_buff *msg, struct ktg_run *run);
-int ktg_run_fill_flow(struct sk_buff *msg, struct ktg_run *run, u32 i);
-u32 ktg_run_flows(const struct ktg_run *run);
 
 /* CPU accounting (cpu.c): every online CPU over a run's measured window,
  * by cycle counters where the CPU has a PMU, else by busy time.
@@ -326,7 +317,5 @@ int ktg_cpu_acct_init(struct ktg_cpu_acct *a);
 void ktg_cpu_acct_free(struct ktg_cpu_acct *a);
 void ktg_cpu_acct_start(struct ktg_cpu_acct *a);
 void ktg_cpu_acct_stop(struct ktg_cpu_acct *a);
-int ktg_cpu_acct_put(struct sk_buff *msg, const struct ktg_cpu_acct *a,
-		     const struct cpumask *run_cpus);
 
 #endif /* _KTGEN_H */

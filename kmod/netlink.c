@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ktgen generic netlink family: policies, handlers, notifications.
+ * The ktgen generic netlink family: policies, handlers, notifications,
+ * and every message's attributes filled from the objects they describe.
  * include/uapi/linux/ktgen.yaml is the contract; the policies below follow
  * its checks.
  */
@@ -16,7 +17,7 @@
 static struct genl_family ktg_nl_family;
 
 /* @lost: the loss a same-host sender computed, or U64_MAX for the sink's. */
-int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u64 lost)
+static int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u64 lost)
 {
 	u64 first = atomic64_read(&rx->verify_first);
 	struct nlattr *nest;
@@ -55,12 +56,381 @@ int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u6
 	return 0;
 }
 
-int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_storage *ss)
+static int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_storage *ss)
 {
 	if (ss->ss_family == AF_INET6)
 		return nla_put(msg, attr, sizeof(struct in6_addr),
 			       &((const struct sockaddr_in6 *)ss)->sin6_addr);
 	return nla_put_in_addr(msg, attr, ((const struct sockaddr_in *)ss)->sin_addr.s_addr);
+}
+
+static int ktg_cpus_put(struct sk_buff *msg, int attr, const struct cpumask *mask)
+{
+	u8 bits[128] = {};
+	int cpu, last = -1;
+
+	for_each_cpu(cpu, mask) {
+		if (cpu >= 128 * 8)
+			break;
+		bits[cpu / 8] |= BIT(cpu % 8);
+		last = cpu;
+	}
+	return nla_put(msg, attr, last / 8 + 1, bits);
+}
+
+static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu_acct *a,
+			     const struct cpumask *cpus, bool in)
+{
+	u64 busy = 0, cycles = 0;
+	u32 khz = ktg_tsc_khz();
+	struct nlattr *nest;
+	u32 n = 0;
+	int cpu;
+
+	for_each_cpu(cpu, &a->online) {
+		if (cpumask_test_cpu(cpu, cpus) != in)
+			continue;
+		n++;
+		busy += a->busy[cpu];
+		if (a->counted)
+			cycles += a->count[cpu];
+		else
+			cycles += mul_u64_u32_div(a->busy[cpu], khz, USEC_PER_SEC);
+	}
+	nest = nla_nest_start(msg, attr);
+	if (!nest ||
+	    nla_put_u32(msg, KTGEN_A_CPU_STATS_METHOD,
+			a->counted ? a->method : KTGEN_CPU_METHOD_BUSY_TIME) ||
+	    nla_put_u32(msg, KTGEN_A_CPU_STATS_CPUS, n) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_BUSY_NS, busy, 0) ||
+	    ((a->counted || khz) && nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_CYCLES, cycles, 0)) ||
+	    (!a->counted && khz && nla_put_flag(msg, KTGEN_A_CPU_STATS_ESTIMATED)))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* cpu-run and cpu-other, once the window has closed. */
+static int ktg_cpu_acct_put(struct sk_buff *msg, const struct ktg_cpu_acct *a,
+			    const struct cpumask *run_cpus)
+{
+	/* pairs with the release in ktg_cpu_acct_stop() */
+	if (!a->busy || !smp_load_acquire(&a->done))
+		return 0;
+	if (ktg_cpu_put_group(msg, KTGEN_A_RUN_CPU_RUN, a, run_cpus, true) ||
+	    ktg_cpu_put_group(msg, KTGEN_A_RUN_CPU_OTHER, a, run_cpus, false))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink, bool secret)
+{
+	if (nla_put_u32(msg, KTGEN_A_SINK_ID, sink->id) ||
+	    nla_put_u32(msg, KTGEN_A_SINK_PROTO, sink->p.proto) ||
+	    ktg_addr_put(msg, KTGEN_A_SINK_LOCAL_ADDR, &sink->p.addr) ||
+	    nla_put_be16(msg, KTGEN_A_SINK_PORT, ktg_addr_port(&sink->p.addr)) ||
+	    nla_put_u32(msg, KTGEN_A_SINK_RX_MODE, sink->p.rx_mode) ||
+	    ktg_cpus_put(msg, KTGEN_A_SINK_CPUS, sink->p.cpus) ||
+	    (sink->p.rcvbuf && nla_put_u32(msg, KTGEN_A_SINK_RCVBUF, sink->p.rcvbuf)) ||
+	    (sink->p.busy_poll_us &&
+	     nla_put_u32(msg, KTGEN_A_SINK_BUSY_POLL, sink->p.busy_poll_us)) ||
+	    (sink->p.gro && nla_put_flag(msg, KTGEN_A_SINK_GRO)) ||
+	    (sink->p.rr && nla_put_flag(msg, KTGEN_A_SINK_RR)) ||
+	    (sink->p.resp_max && nla_put_u32(msg, KTGEN_A_SINK_RESP_MAX, sink->p.resp_max)) ||
+	    (secret && nla_put_u64_64bit(msg, KTGEN_A_SINK_TOKEN, sink->token, 0)) ||
+	    nla_put_u32(msg, KTGEN_A_SINK_MAX_CONNS, sink->p.max_conns) ||
+	    nla_put_u32(msg, KTGEN_A_SINK_IDLE_MS, sink->p.idle_ms) ||
+	    (sink->p.detach && nla_put_flag(msg, KTGEN_A_SINK_DETACH)) ||
+	    ((sink->p.families & KTG_FAMILY_IPV4) && nla_put_flag(msg, KTGEN_A_SINK_IPV4)) ||
+	    ((sink->p.families & KTG_FAMILY_IPV6) && nla_put_flag(msg, KTGEN_A_SINK_IPV6)) ||
+	    ktg_rx_stats_fill(msg, KTGEN_A_SINK_RX, &sink->stats, U64_MAX))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static u32 ktg_run_splice(struct ktg_run *run)
+{
+	if (run->p.tx_mode == KTGEN_TX_MODE_STACK)
+		return KTGEN_SPLICE_NONE;
+	if (atomic_read(&run->splice_held))
+		return KTGEN_SPLICE_SPLICED;
+	if (atomic_read(&run->splice_copied))
+		return KTGEN_SPLICE_COPIED;
+	return KTGEN_SPLICE_NONE;
+}
+
+static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
+{
+	u64 bytes = 0, msgs = 0, acked = 0, retrans = 0, srtt = 0, cwnd = 0;
+	bool tcp = run->p.test == KTGEN_TEST_TCP_STREAM || run->p.test == KTGEN_TEST_TCP_RR;
+	/* acked and tcp_info at the drain's end: not for tcp-crr's many */
+	bool tcp_end = tcp && ktg_run_finished(run);
+	u32 i, info = 0, nocache = 0;
+	struct nlattr *nest;
+
+	for (i = 0; i < run->p.flows; i++) {
+		struct ktg_flow *f = &run->flows[i];
+
+		bytes += READ_ONCE(f->bytes);
+		msgs += READ_ONCE(f->msgs);
+		acked += READ_ONCE(f->acked);
+		nocache += READ_ONCE(f->nocache_route);
+		if (tcp_end && f->has_info) {
+			retrans += f->retrans;
+			srtt += f->srtt_us;
+			cwnd += f->cwnd;
+			info++;
+		}
+	}
+	nest = nla_nest_start(msg, KTGEN_A_RUN_TX);
+	if (!nest ||
+	    nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_BYTES, bytes, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_MSGS, msgs, 0) ||
+	    (tcp_end && nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_ACKED, acked, 0)) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_SEND_ERRORS,
+			      atomic64_read(&run->send_errors), 0) ||
+	    (info && (nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_RETRANS, retrans, 0) ||
+		      nla_put_u32(msg, KTGEN_A_TX_STATS_SRTT_US, div_u64(srtt, info)) ||
+		      nla_put_u32(msg, KTGEN_A_TX_STATS_CWND, div_u64(cwnd, info)))) ||
+	    (tcp && nla_put_u32(msg, KTGEN_A_TX_STATS_NOCACHE_COPY_FLOWS, nocache)) ||
+	    (run->p.probe_copies &&
+	     nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_NOCACHE_COPIES,
+			       ktg_run_finished(run) ? run->nocache :
+			       ktg_probe_nocache_hits() - run->nocache0, 0)))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/*
+ * Request/response: every flow's latencies merged (a flow's histogram may
+ * be a transaction behind while it runs). Percentiles are the requested
+ * ones, or 50, 90, 95, 99 and 99.9 %.
+ */
+static const u32 ktg_default_ppm[] = { 500000, 900000, 950000, 990000, 999000 };
+
+/* Every flow's histogram merged into @h; the timeouts and late ones. */
+static void ktg_run_hist(struct ktg_run *run, struct ktg_hist *h, u64 *timeouts, u64 *late)
+{
+	u32 i;
+
+	ktg_hist_reset(h);
+	*timeouts = 0;
+	*late = 0;
+	for (i = 0; i < run->p.flows; i++) {
+		struct ktg_flow *f = &run->flows[i];
+
+		if (f->hist)
+			ktg_hist_merge(h, f->hist);
+		*timeouts += READ_ONCE(f->timeouts);
+		*late += READ_ONCE(f->late);
+	}
+}
+
+/* The latency nest of a run (all of it) or of the @interval that ends
+ * now (what came since the previous one, whose histogram it replaces).
+ */
+static int ktg_run_fill_latency(struct sk_buff *msg, struct ktg_run *run, bool interval)
+{
+	const u32 *ppm = run->p.npercentiles ? run->p.percentiles : ktg_default_ppm;
+	u32 i, n = run->p.npercentiles ?: ARRAY_SIZE(ktg_default_ppm);
+	struct ktg_hist *prev = interval ? run->hist_prev : NULL;
+	u64 timeouts, late;
+	struct ktg_hist *h;
+	struct nlattr *nest, *pn;
+	int err = -EMSGSIZE;
+
+	h = kvmalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	ktg_run_hist(run, h, &timeouts, &late);
+	if (prev) {
+		/* the interval's: what came since; now is the next one's start */
+		struct ktg_hist *d = kvmalloc(sizeof(*d), GFP_KERNEL);
+
+		if (!d) {
+			kvfree(h);
+			return -ENOMEM;
+		}
+		memcpy(d, h, sizeof(*d));
+		ktg_hist_sub(d, prev);
+		memcpy(prev, h, sizeof(*prev));
+		kvfree(h);
+		h = d;
+		timeouts -= run->timeouts_prev;
+		late -= run->late_prev;
+		run->timeouts_prev += timeouts;
+		run->late_prev += late;
+	}
+	nest = nla_nest_start(msg, KTGEN_A_RUN_LATENCY);
+	if (!nest ||
+	    nla_put_u64_64bit(msg, KTGEN_A_LATENCY_TRANSACTIONS, h->count, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_LATENCY_TIMEOUTS, timeouts, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_LATENCY_LATE, late, 0))
+		goto out;
+	if (h->count &&
+	    (nla_put_u64_64bit(msg, KTGEN_A_LATENCY_MIN_NS, h->min, 0) ||
+	     nla_put_u64_64bit(msg, KTGEN_A_LATENCY_MAX_NS, h->max, 0) ||
+	     nla_put_u64_64bit(msg, KTGEN_A_LATENCY_MEAN_NS, ktg_hist_mean(h), 0) ||
+	     nla_put_u64_64bit(msg, KTGEN_A_LATENCY_STDDEV_NS, ktg_hist_stddev(h), 0)))
+		goto out;
+	for (i = 0; h->count && i < n; i++) {
+		pn = nla_nest_start(msg, KTGEN_A_LATENCY_PERCENTILE);
+		if (!pn || nla_put_u32(msg, KTGEN_A_PERCENTILE_PPM, ppm[i]) ||
+		    nla_put_u64_64bit(msg, KTGEN_A_PERCENTILE_NS,
+				      ktg_hist_percentile(h, ppm[i]), 0))
+			goto out;
+		nla_nest_end(msg, pn);
+	}
+	nla_nest_end(msg, nest);
+	err = 0;
+out:
+	kvfree(h);
+	return err;
+}
+
+/* UDP on the same host: the sender knows what it sent and the sink what
+ * arrived, so loss is exact even when closing datagrams were dropped.
+ */
+static u64 ktg_run_lost(struct ktg_run *run)
+{
+	u64 sent = 0, got;
+	u32 i;
+
+	if (run->p.test != KTGEN_TEST_UDP_STREAM || !ktg_run_finished(run))
+		return U64_MAX;
+	for (i = 0; i < run->p.flows; i++)
+		sent += run->flows[i].msgs;
+	got = atomic64_read(&run->rx->msgs) - atomic64_read(&run->rx->dup);
+	return sent > got ? sent - got : 0;
+}
+
+/* The measured window of a run with a warmup, once it opened. */
+static int ktg_run_fill_window(struct sk_buff *msg, struct ktg_run *run)
+{
+	/* pairs with the release in ktg_run_window_work() */
+	ktime_t wstart = smp_load_acquire(&run->wstart);
+	ktime_t end = ktg_run_finished(run) ? run->end : ktime_get();
+	u64 ns = ktime_after(end, wstart) ? ktime_to_ns(ktime_sub(end, wstart)) : 0;
+	u64 bytes = 0, msgs = 0;
+	struct nlattr *nest;
+	u32 i;
+
+	if (!run->p.warmup_ms || !wstart)
+		return 0;
+	for (i = 0; i < run->p.flows; i++) {
+		bytes += READ_ONCE(run->flows[i].bytes) - run->flows[i].bytes0;
+		msgs += READ_ONCE(run->flows[i].msgs) - run->flows[i].msgs0;
+	}
+	nest = nla_nest_start(msg, KTGEN_A_RUN_WINDOW);
+	if (!nest ||
+	    nla_put_u64_64bit(msg, KTGEN_A_WINDOW_START_NS,
+			      ktime_to_ns(ktime_sub(wstart, run->start)), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_WINDOW_DURATION_NS, ns, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_WINDOW_TX_BYTES, bytes, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_WINDOW_TX_MSGS, msgs, 0) ||
+	    (atomic64_read(&run->rx->conns) &&
+	     (nla_put_u64_64bit(msg, KTGEN_A_WINDOW_RX_BYTES,
+				atomic64_read(&run->rx->bytes) - run->rx_bytes0, 0) ||
+	      nla_put_u64_64bit(msg, KTGEN_A_WINDOW_RX_MSGS,
+				atomic64_read(&run->rx->msgs) - run->rx_msgs0, 0))))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* Everything about a run: do, dump and the run-done notification. */
+static int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
+{
+	struct ktg_run_params *p = &run->p;
+	ktime_t end = ktg_run_finished(run) ? run->end : ktime_get();
+
+	if (nla_put_u32(msg, KTGEN_A_RUN_ID, run->id) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_TEST, p->test) ||
+	    ktg_addr_put(msg, KTGEN_A_RUN_REMOTE_ADDR, &p->remote) ||
+	    nla_put_be16(msg, KTGEN_A_RUN_REMOTE_PORT, ktg_addr_port(&p->remote)) ||
+	    (p->has_local && ktg_addr_put(msg, KTGEN_A_RUN_LOCAL_ADDR, &p->local)) ||
+	    (p->ifindex && nla_put_u32(msg, KTGEN_A_RUN_IFINDEX, p->ifindex)) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_SIZE, p->size) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_FLOWS, p->flows) ||
+	    ktg_cpus_put(msg, KTGEN_A_RUN_CPUS, p->cpus) ||
+	    (p->time_ms && nla_put_u32(msg, KTGEN_A_RUN_TIME_MS, p->time_ms)) ||
+	    (p->bytes && nla_put_u64_64bit(msg, KTGEN_A_RUN_BYTES, p->bytes, 0)) ||
+	    (p->msgs && nla_put_u64_64bit(msg, KTGEN_A_RUN_MSGS, p->msgs, 0)) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_TX_MODE, p->tx_mode) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RUN_BUFFER, p->buffer, 0) ||
+	    (p->sndbuf && nla_put_u32(msg, KTGEN_A_RUN_SNDBUF, p->sndbuf)) ||
+	    (p->nodelay && nla_put_flag(msg, KTGEN_A_RUN_NODELAY)) ||
+	    (p->detach && nla_put_flag(msg, KTGEN_A_RUN_DETACH)) ||
+	    (p->probe_copies && nla_put_flag(msg, KTGEN_A_RUN_PROBE_COPIES)) ||
+	    (p->interval_ms && nla_put_u32(msg, KTGEN_A_RUN_INTERVAL_MS, p->interval_ms)) ||
+	    (p->warmup_ms && nla_put_u32(msg, KTGEN_A_RUN_WARMUP_MS, p->warmup_ms)) ||
+	    (p->pace_bps && nla_put_u64_64bit(msg, KTGEN_A_RUN_PACE_BPS, p->pace_bps, 0)) ||
+	    (p->pace_pps && nla_put_u32(msg, KTGEN_A_RUN_PACE_PPS, p->pace_pps)) ||
+	    (p->burst && nla_put_u32(msg, KTGEN_A_RUN_BURST, p->burst)) ||
+	    (p->busy_poll_us && nla_put_u32(msg, KTGEN_A_RUN_BUSY_POLL, p->busy_poll_us)) ||
+	    (p->gso && nla_put_u32(msg, KTGEN_A_RUN_GSO, p->gso)) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_STATE, ktg_run_state_uapi(run)) ||
+	    (run->error && (nla_put_u32(msg, KTGEN_A_RUN_ERROR, -run->error) ||
+			    nla_put_u32(msg, KTGEN_A_RUN_ERROR_FLOW, run->error_flow))) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RUN_DURATION_NS,
+			      ktime_to_ns(ktime_sub(end, run->start)), 0) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_SPLICE, ktg_run_splice(run)) ||
+	    ktg_run_fill_tx(msg, run) ||
+	    (atomic64_read(&run->rx->conns) &&
+	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, ktg_run_lost(run))) ||
+	    ktg_cpu_acct_put(msg, &run->cpu, p->cpus) ||
+	    ktg_run_fill_window(msg, run))
+		return -EMSGSIZE;
+	if (ktg_test_rr(p->test) &&
+	    (nla_put_u32(msg, KTGEN_A_RUN_REQ_SIZE, p->req_size) ||
+	     nla_put_u32(msg, KTGEN_A_RUN_RESP_SIZE, p->resp_size) ||
+	     (p->rate && nla_put_u32(msg, KTGEN_A_RUN_RATE, p->rate)) ||
+	     (p->test == KTGEN_TEST_UDP_RR &&
+	      nla_put_u32(msg, KTGEN_A_RUN_RR_TIMEOUT_MS, p->rr_timeout_ms)) ||
+	     ktg_run_fill_latency(msg, run, false)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Flow @i of @run (a flow-get dump message). TCP's acknowledged bytes
+ * and tcp_info figures are the drain's, so they come once the run ended.
+ */
+static int ktg_run_fill_flow(struct sk_buff *msg, struct ktg_run *run, u32 i)
+{
+	struct ktg_flow *f = &run->flows[i];
+	bool tcp_end = ktg_run_finished(run) && (run->p.test == KTGEN_TEST_TCP_STREAM ||
+					 run->p.test == KTGEN_TEST_TCP_RR);
+
+	if (nla_put_u32(msg, KTGEN_A_FLOW_RUN_ID, run->id) ||
+	    nla_put_u32(msg, KTGEN_A_FLOW_ID, i) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_FLOW_BYTES, READ_ONCE(f->bytes), 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_FLOW_MSGS, READ_ONCE(f->msgs), 0) ||
+	    (tcp_end && nla_put_u64_64bit(msg, KTGEN_A_FLOW_ACKED, f->acked, 0)) ||
+	    (tcp_end && f->has_info &&
+	     (nla_put_u32(msg, KTGEN_A_FLOW_RETRANS, f->retrans) ||
+	      nla_put_u32(msg, KTGEN_A_FLOW_SRTT_US, f->srtt_us) ||
+	      nla_put_u32(msg, KTGEN_A_FLOW_CWND, f->cwnd))) ||
+	    (run->p.test == KTGEN_TEST_UDP_RR &&
+	     nla_put_u64_64bit(msg, KTGEN_A_FLOW_TIMEOUTS, READ_ONCE(f->timeouts), 0)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* A run-interval notification: progress so far, counters cumulative. */
+static int ktg_run_fill_interval(struct sk_buff *msg, struct ktg_run *run)
+{
+	if (nla_put_u32(msg, KTGEN_A_RUN_ID, run->id) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_STATE, ktg_run_state_uapi(run)) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_INTERVAL, run->intervals) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_RUN_DURATION_NS,
+			      ktime_to_ns(ktime_sub(ktime_get(), run->start)), 0) ||
+	    ktg_run_fill_tx(msg, run) ||
+	    (atomic64_read(&run->rx->conns) &&
+	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, U64_MAX)) ||
+	    (run->hist_prev && ktg_run_fill_latency(msg, run, true)))
+		return -EMSGSIZE;
+	return 0;
 }
 
 static void *ktg_nl_reply_put(struct sk_buff **msg, struct genl_info *info, u8 cmd)
@@ -199,20 +569,6 @@ static int ktg_cpus_parse(const struct nlattr *attr, struct cpumask *mask,
 		return -EINVAL;
 	}
 	return 0;
-}
-
-int ktg_cpus_put(struct sk_buff *msg, int attr, const struct cpumask *mask)
-{
-	u8 bits[128] = {};
-	int cpu, last = -1;
-
-	for_each_cpu(cpu, mask) {
-		if (cpu >= 128 * 8)
-			break;
-		bits[cpu / 8] |= BIT(cpu % 8);
-		last = cpu;
-	}
-	return nla_put(msg, attr, last / 8 + 1, bits);
 }
 
 /* An IPv4 (4 bytes) or IPv6 (16 bytes) address with a port; absent: the
@@ -970,7 +1326,7 @@ static int ktg_nl_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 		return -ENOENT;
 	}
 	mutex_lock(&run->lock);
-	for (; i < ktg_run_flows(run); i++) {
+	for (; i < run->p.flows; i++) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &ktg_nl_family, NLM_F_MULTI, KTGEN_CMD_FLOW_GET);
 		if (!hdr)

@@ -1468,28 +1468,3 @@ __be16 ktg_addr_port(const struct sockaddr_storage *ss)
 	return ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port :
 		((const struct sockaddr_in *)ss)->sin_port;
 }
-
-int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink, bool secret)
-{
-	if (nla_put_u32(msg, KTGEN_A_SINK_ID, sink->id) ||
-	    nla_put_u32(msg, KTGEN_A_SINK_PROTO, sink->p.proto) ||
-	    ktg_addr_put(msg, KTGEN_A_SINK_LOCAL_ADDR, &sink->p.addr) ||
-	    nla_put_be16(msg, KTGEN_A_SINK_PORT, ktg_addr_port(&sink->p.addr)) ||
-	    nla_put_u32(msg, KTGEN_A_SINK_RX_MODE, sink->p.rx_mode) ||
-	    ktg_cpus_put(msg, KTGEN_A_SINK_CPUS, sink->p.cpus) ||
-	    (sink->p.rcvbuf && nla_put_u32(msg, KTGEN_A_SINK_RCVBUF, sink->p.rcvbuf)) ||
-	    (sink->p.busy_poll_us &&
-	     nla_put_u32(msg, KTGEN_A_SINK_BUSY_POLL, sink->p.busy_poll_us)) ||
-	    (sink->p.gro && nla_put_flag(msg, KTGEN_A_SINK_GRO)) ||
-	    (sink->p.rr && nla_put_flag(msg, KTGEN_A_SINK_RR)) ||
-	    (sink->p.resp_max && nla_put_u32(msg, KTGEN_A_SINK_RESP_MAX, sink->p.resp_max)) ||
-	    (secret && nla_put_u64_64bit(msg, KTGEN_A_SINK_TOKEN, sink->token, 0)) ||
-	    nla_put_u32(msg, KTGEN_A_SINK_MAX_CONNS, sink->p.max_conns) ||
-	    nla_put_u32(msg, KTGEN_A_SINK_IDLE_MS, sink->p.idle_ms) ||
-	    (sink->p.detach && nla_put_flag(msg, KTGEN_A_SINK_DETACH)) ||
-	    ((sink->p.families & KTG_FAMILY_IPV4) && nla_put_flag(msg, KTGEN_A_SINK_IPV4)) ||
-	    ((sink->p.families & KTG_FAMILY_IPV6) && nla_put_flag(msg, KTGEN_A_SINK_IPV6)) ||
-	    ktg_rx_stats_fill(msg, KTGEN_A_SINK_RX, &sink->stats, U64_MAX))
-		return -EMSGSIZE;
-	return 0;
-}
