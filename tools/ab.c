@@ -252,9 +252,10 @@ static int ab_print(const struct ab_args *a, struct variant *va, struct variant 
 	print_string(PRINT_ANY, "test", "ab: %s,", test_of(a->base, a->nbase));
 	print_u64(PRINT_ANY, "pairs", " %llu pairs", va->n);
 	print_u64(PRINT_JSON, "repeat", NULL, a->n);
+	print_u64(PRINT_ANY, "seed", " in random order (seed %llu", a->j.seed);
 	if (a->j.keep_going)
-		print_u64(PRINT_ANY, "failed_pairs", " (%llu failed, left out)", failed);
-	print_u64(PRINT_ANY, "seed", " (in random order, seed %llu)", a->j.seed);
+		print_u64(PRINT_ANY, "failed_pairs", "; %llu failed, left out", failed);
+	print_text(")");
 	print_string(PRINT_ANY, "metric", ", metric %s", a->j.m[0]->name);
 	print_text(" (%s is better)", a->j.m[0]->higher_better ? "higher" : "lower");
 	print_double(PRINT_ANY, "alpha", ", alpha %.3g", a->j.alpha);

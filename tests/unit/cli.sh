@@ -200,7 +200,9 @@ t ab_bisect_infra 125 'module is not loaded' ab bisect repeat 2 a "" b "tx cache
 KR='-- run tcp_stream to 10.0.0.1 port 1'
 t ab_retry 4 'run of variant a failed: once more' ab repeat 2 seed 1 a "" b "tx cached" $KR
 t ab_keep_going 4 'ab pair 2/2 failed twice: left out' ab repeat 2 a "" b "tx cached" keep-going $KR
-t ab_keep_going_json 4 '"pairs":0,"repeat":2,"failed_pairs":2' -j ab repeat 2 a "" b "tx cached" keep-going $KR
+t ab_keep_going_head 4 'ab: tcp_stream, 0 pairs in random order \(seed 5; 2 failed, left out\), metric' \
+	ab repeat 2 seed 5 a "" b "tx cached" keep-going $KR
+t ab_keep_going_json 4 '"pairs":0,"repeat":2,"seed":[0-9]+,"failed_pairs":2' -j ab repeat 2 a "" b "tx cached" keep-going $KR
 t repeat_keep_going 4 'run 3/3 failed twice: left out' run tcp_stream to 10.0.0.1 port 1 repeat 3 keep-going
 # Every job document says what it was asked, where and when.
 t ab_provenance 4 '^\{"command":\["ktgen","ab","repeat","2","a","","b","tx cached","keep-going","--","run",.*"hostname":"[^"]+","start_time":"20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z","end_time":"' \
