@@ -49,11 +49,28 @@ static bool ktg_rr_due(struct ktg_flow *f)
 	return true;
 }
 
+/* The next transaction: 0 once its request may go (its length in
+ * f->msg_left), -EAGAIN before its slot, 1 when the run's limits are met
+ * (the flow drains).
+ */
+static int ktg_rr_next_request(struct ktg_flow *f)
+{
+	u32 len;
+
+	if (!ktg_rr_due(f))
+		return -EAGAIN;
+	if (!ktg_run_reserve(f->run, &len)) {
+		ktg_flow_drain_start(f);
+		return 1;
+	}
+	f->msg_left = len;
+	return 0;
+}
+
 /* TCP: the request, then the response read whole. */
 int ktg_rr_tcp(struct ktg_flow *f)
 {
 	struct ktg_run *run = f->run;
-	u32 len;
 	int ret;
 
 	if (f->hello_sent < sizeof(f->hello))
@@ -74,13 +91,9 @@ int ktg_rr_tcp(struct ktg_flow *f)
 		return ret;
 	}
 	if (!f->msg_left) {
-		if (!ktg_rr_due(f))
-			return -EAGAIN;
-		if (!ktg_run_reserve(run, &len)) {
-			ktg_flow_drain_start(f);
-			return 1;
-		}
-		f->msg_left = len;
+		ret = ktg_rr_next_request(f);
+		if (ret)
+			return ret;
 		f->t_sent = ktime_get();
 	}
 	ret = ktg_send_copied(f, f->msg_left);
@@ -116,22 +129,17 @@ int ktg_crr_tcp(struct ktg_flow *f)
 	u64 done = f->msgs;
 	struct sock *sk;
 	int ret, cerr;
-	u32 len;
 
 	if (!f->sock) {
-		if (!ktg_rr_due(f))
-			return -EAGAIN;
-		if (!ktg_run_reserve(f->run, &len)) {
-			ktg_flow_drain_start(f);
-			return 1;
-		}
+		ret = ktg_rr_next_request(f);
+		if (ret)
+			return ret;
 		ret = ktg_flow_socket(f, NULL, &cerr);
 		if (ret || cerr) {
 			ktg_crr_close(f);
 			return ret ?: cerr;
 		}
 		ktg_sock_watch(&f->watch, f->sock, f->worker);
-		f->msg_left = len;
 		f->hello_sent = 0;
 		f->off = 0;		/* each connection is a stream of its own */
 		f->t_sent = ktime_get();
@@ -193,19 +201,14 @@ static int ktg_rr_udp_wait(struct ktg_flow *f)
 int ktg_rr_udp(struct ktg_flow *f)
 {
 	struct ktg_run *run = f->run;
-	u32 len;
 	int ret;
 
 	if (f->waiting)
 		return ktg_rr_udp_wait(f);
 	if (!f->msg_left) {
-		if (!ktg_rr_due(f))
-			return -EAGAIN;
-		if (!ktg_run_reserve(run, &len)) {
-			ktg_flow_drain_start(f);
-			return 1;
-		}
-		f->msg_left = len;
+		ret = ktg_rr_next_request(f);
+		if (ret)
+			return ret;
 		ktg_flow_send_delay();
 	}
 	f->t_sent = ktime_get();
