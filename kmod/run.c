@@ -82,12 +82,15 @@ static bool ktg_run_advance(struct ktg_run *run, u32 to)
 	return false;
 }
 
-/* The workers started so far see the new state at once. */
-static void ktg_run_kick(struct ktg_run *run)
+/* ... and the workers started so far see it at once. */
+static void ktg_run_move(struct ktg_run *run, u32 to)
 {
-	/* pairs with ktg_run_start()'s release of nworkers */
-	u32 i, n = smp_load_acquire(&run->nworkers);
+	u32 i, n;
 
+	if (!ktg_run_advance(run, to))
+		return;
+	/* pairs with ktg_run_start()'s release of nworkers */
+	n = smp_load_acquire(&run->nworkers);
 	for (i = 0; i < n; i++)
 		ktg_worker_kick(&run->workers[i]);
 }
@@ -100,8 +103,7 @@ void ktg_run_flow_failed(struct ktg_run *run, struct ktg_flow *f, int err)
 {
 	if (!cmpxchg(&run->error, 0, err))
 		WRITE_ONCE(run->error_flow, f->id);
-	ktg_run_advance(run, KTG_RUN_STOPPING);
-	ktg_run_kick(run);
+	ktg_run_move(run, KTG_RUN_STOPPING);
 }
 
 static int ktg_run_worker(void *arg)
@@ -708,8 +710,7 @@ struct ktg_run *ktg_run_get_next(struct ktg_net *kn, unsigned long *id)
 /* A user's stop: flows drain and the run completes as stopped. */
 void ktg_run_stop(struct ktg_run *run)
 {
-	if (ktg_run_advance(run, KTG_RUN_STOPPING))
-		ktg_run_kick(run);
+	ktg_run_move(run, KTG_RUN_STOPPING);
 }
 
 int ktg_run_stop_id(struct ktg_net *kn, u32 id)
@@ -791,12 +792,10 @@ static void ktg_runs_take(struct ktg_net *kn, bool all)
 
 	mutex_lock(&kn->lock);
 	xa_for_each(&kn->runs, id, run) {
-		if (all) {
-			if (ktg_run_advance(run, KTG_RUN_ABORTING))
-				ktg_run_kick(run);
-		} else if (!ktg_run_finished(run)) {
+		if (all)
+			ktg_run_move(run, KTG_RUN_ABORTING);
+		else if (!ktg_run_finished(run))
 			continue;
-		}
 		ktg_run_unlist(kn, run);
 		list_add_tail(&run->node, &dead);
 	}
@@ -852,7 +851,7 @@ void ktg_runs_dev_gone(struct ktg_net *kn, int ifindex)
 		/* the error and the last state agree: ktg_run_finish() */
 		mutex_lock(&run->lock);
 		if (!ktg_run_finished(run)) {
-			ktg_run_advance(run, KTG_RUN_ABORTING);
+			ktg_run_move(run, KTG_RUN_ABORTING);
 			ktg_run_flow_failed(run, &run->flows[0], -ENODEV);
 		}
 		mutex_unlock(&run->lock);
