@@ -4,8 +4,10 @@
 # What counts as a kernel report, for the guest's scan of each case's log
 # (run.sh) and the host's scan of the whole console (vm-suite.sh), which a
 # wrapped log buffer cannot hide. A netdev whose references are never
-# dropped shows only as unregister_netdevice's wait message.
-REPORT_RE='WARNING:|BUG:|Oops|KASAN|UBSAN|suspected memory leak|possible circular|inconsistent lock|possible recursive|ODEBUG|soft lockup|hung_task|blocked for more than|general protection|Call Trace:|unregister_netdevice: waiting for'
+# dropped shows as unregister_netdevice's wait message; on the debug
+# kernel its reference trackers (and the namespaces') also name who holds
+# one when it goes ("leaked reference") and a reference dropped twice.
+REPORT_RE='WARNING:|BUG:|Oops|KASAN|UBSAN|suspected memory leak|possible circular|inconsistent lock|possible recursive|ODEBUG|soft lockup|hung_task|blocked for more than|general protection|Call Trace:|unregister_netdevice: waiting for|leaked reference|reference already released'
 
 # Under fault injection some are the kernel's expected answer to a failed
 # allocation, not a report: the allocator's own warnings (warn_alloc: "page
