@@ -47,13 +47,23 @@ case_add rr_exact t_rr_exact 300 smoke
 # answered, none left open; closed and open loop. Open loop is offered a
 # quarter of what closed loop measured (at most 50/s a flow), so it keeps
 # its rate on a debug kernel too; a rate far beyond that is reported as
-# the generator falling behind.
+# the generator falling behind. First tcp_rr and udp_rr, 50 transactions
+# each: the core cases' look at every transaction kind (rr.c's coverage
+# floor rests on it, not on what the fuzzer happens to start).
 t_rr_crr()
 {
-	local doc rate out token
+	local doc rate out token test
 
 	load_module
 	veth_pair
+	for test in tcp_rr udp_rr; do
+		ip netns exec "$NS_B" $KTGEN sink add ${test%_rr} port 5311 rx verify rr >/dev/null
+		ip netns exec "$NS_A" $KTGEN -j run $test to 10.77.0.2 port 5311 msgs 50 req 200 resp 100 |
+			json_check "d['state'] == 'done' and d['test'] == '$test' and
+				d['latency']['transactions'] == 50 == d['rx']['responses'] and
+				d['latency']['timeouts'] == 0 and d['rx']['verify_errors'] == 0"
+	done
+	ip netns exec "$NS_B" $KTGEN sink del all
 	# responses larger than requests: the sink's token, within resp-max
 	token=$(sink_token ip netns exec "$NS_B" $KTGEN sink add tcp port 5310 rx verify rr resp-max 2000)
 	doc=$(ip netns exec "$NS_A" $KTGEN -j run tcp_crr to 10.77.0.2 port 5310 msgs 200 req 100 resp 2000 \
