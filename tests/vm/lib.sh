@@ -369,18 +369,31 @@ netns_add()
 DEBUGFS=/sys/kernel/debug
 FAULT_FLAG=/run/ktgen-fault-injection
 
+# The fault injectors this kernel has: failslab and fail_page_alloc, and
+# fail_usercopy where it was built in (the debug kernel).
+fault_attrs()
+{
+	local a
+
+	for a in failslab fail_page_alloc fail_usercopy; do
+		[ -d $DEBUGFS/$a ] && echo $a
+	done
+}
+
 # Fault injection by the task's fail-nth counter only: no random faults,
-# every allocation site counts (sleeping ones and order-0 pages included),
-# nothing dumped to the log.
+# every allocation site and user copy counts (sleeping ones and order-0
+# pages included), nothing dumped to the log.
 fault_setup()
 {
 	local a
 
 	[ -d $DEBUGFS/failslab ] && [ -e /proc/self/fail-nth ] ||
 		skip "this kernel has no fault injection (the debug lane does)"
-	for a in failslab fail_page_alloc; do
+	for a in $(fault_attrs); do
 		echo 0 >$DEBUGFS/$a/probability
 		echo 0 >$DEBUGFS/$a/verbose
+	done
+	for a in failslab fail_page_alloc; do
 		echo N >$DEBUGFS/$a/ignore-gfp-wait
 	done
 	echo N >$DEBUGFS/fail_page_alloc/ignore-gfp-highmem

@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nlfault: drive every allocation a ktgen request (or the module's load)
- * makes to fail, one at a time, with the task's fail-nth counter
- * (/proc/thread-self/fail-nth: the Nth fault-injection site this task
- * reaches fails, with failslab and fail_page_alloc set up by the caller),
- * and judge each outcome before anything is cleaned up.
+ * nlfault: drive every allocation and user copy a ktgen request (or the
+ * module's load and unload) makes to fail, one at a time, with the task's
+ * fail-nth counter (/proc/thread-self/fail-nth: the Nth fault-injection
+ * site this task reaches fails, with failslab, fail_page_alloc and, where
+ * the kernel has it, fail_usercopy set up by the caller), and judge each
+ * outcome before anything is cleaned up.
  *
  *   nlfault [-s] [-r] [-d] [-e] [-w] [-b 'CMD SPEC...']... request CMD [SPEC]...
  *   nlfault [-m] [-b 'CLI-COMMAND']... cli 'CLI-COMMAND' 'CLI-UNDO'
  *   nlfault load MODULE.ko
  *
  * SPEC is TYPE:KIND:VALUE (attrspec.c); a VALUE of @ is the id (attribute
- * 1) the last -b request's answer carried.
+ * 1) the last -b request's answer carried, @mem the address of 1 MiB of
+ * this process's memory (user-buf: tx user runs, rx user sinks).
  *   -b  a request made, with no fault, before each attempt: what the
  *       attempt works on (a sink to delete, a run to stop)
  *   -w  wait for the runs -b made to end before each attempt
@@ -23,10 +25,11 @@
  * For N = 1, 2, ... until the Nth site is never reached, with the family's
  * census (sinks, runs, running workers, charged buffer bytes, sockets, the
  * module's references) taken before:
- *   - an error is one the kernel gives a failed allocation (is_alloc_errno) and,
- *     when the failed allocation was ktgen's own (its stack, printed by the
- *     fault injector, runs through the module), it is explained by an
- *     extack message;
+ *   - an error is one the kernel gives a failed allocation (is_alloc_errno),
+ *     or EFAULT for a failed user copy (the injector's stack names
+ *     should_fail_usercopy), and, when the failure was in ktgen's own code
+ *     (its stack, printed by the fault injector, runs through the module),
+ *     it is explained by an extack message;
  *   - an error the family answered leaves the census as it was (an answer
  *     the socket lost may also leave the success's);
  *   - a success leaves exactly the one object it made (or removed), and a
@@ -44,6 +47,9 @@
  * and, under -m, when the failed allocation was ktgen's, prints the
  * kernel's message; CLI-UNDO brings the census back to the one the walk
  * began with.
+ *
+ * load: the module's load failed site by site (a failure leaves the next
+ * load and unload working), then its unload (fault_unload()).
  * Exit 0 when every N behaved, 1 otherwise.
  */
 #include <dirent.h>
@@ -85,18 +91,27 @@ static void fail_nth_set(unsigned int n)
 	}
 }
 
-/* True when the armed fault was not reached (and disarm it). */
+/* True when the armed fault was not reached (and disarm it). The read's
+ * and the write's own user copies are fault sites too: EFAULT from either
+ * is the armed fault met there, not by the request.
+ */
 static bool fail_nth_unused(void)
 {
 	char buf[16] = "";
 	bool unused;
 
 	if (pread(fail_nth_fd, buf, sizeof(buf) - 1, 0) < 0) {
+		if (errno != EFAULT) {
+			perror("nlfault: fail-nth");
+			exit(EXIT_FAIL);
+		}
+		return true;
+	}
+	unused = atoi(buf) != 0;
+	if (pwrite(fail_nth_fd, "0", 1, 0) != 1 && errno != EFAULT) {
 		perror("nlfault: fail-nth");
 		exit(EXIT_FAIL);
 	}
-	unused = atoi(buf) != 0;
-	fail_nth_set(0);
 	return unused;
 }
 
@@ -116,31 +131,63 @@ static void write_file(const char *path, const char *val)
 	}
 }
 
+/* The injectors; fail_usercopy only where the kernel has it. */
+static const char *const injectors[] = { "failslab", "fail_page_alloc", "fail_usercopy" };
+#define NINJ	(sizeof(injectors) / sizeof(injectors[0]))
+static char saved_rate[NINJ][16];
+
+static void inj_path(char *path, size_t len, size_t i, const char *file)
+{
+	snprintf(path, len, DEBUGFS "/%s/%s", injectors[i], file);
+}
+
 static void verbose_off(void)
 {
-	write_file(DEBUGFS "/failslab/verbose", "0");
-	write_file(DEBUGFS "/fail_page_alloc/verbose", "0");
+	char path[128];
+	size_t i;
+
+	for (i = 0; i < NINJ; i++) {
+		inj_path(path, sizeof(path), i, "verbose");
+		write_file(path, "0");
+		inj_path(path, sizeof(path), i, "verbose_ratelimit_interval_ms");
+		if (saved_rate[i][0])
+			write_file(path, saved_rate[i]);
+	}
 	if (saved_printk[0])
 		write_file("/proc/sys/kernel/printk", saved_printk);
 }
 
-/* The injector prints each failure with its stack (verbose 2), to the log only (the
- * console's level is lowered for the walk: a stack per site would be a
- * flood on a serial line).
+/* Up to @len - 1 bytes of @path into @buf ("" when it cannot be read). */
+static void read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The injector prints each failure with its stack (verbose 2), to the log
+ * only (the console's level is lowered for the walk: a stack per site
+ * would be a flood on a serial line), every one of them: its rate limit
+ * (10 in 5 s) would hide most of a fast walk's, and with them what failed.
  */
 static void verbose_on(void)
 {
-	int fd = open("/proc/sys/kernel/printk", O_RDONLY);
-	ssize_t n;
+	char path[128];
+	size_t i;
 
-	if (fd >= 0) {
-		n = read(fd, saved_printk, sizeof(saved_printk) - 1);
-		saved_printk[n > 0 ? n : 0] = '\0';
-		close(fd);
-	}
+	read_file("/proc/sys/kernel/printk", saved_printk, sizeof(saved_printk));
 	write_file("/proc/sys/kernel/printk", "1");
-	write_file(DEBUGFS "/failslab/verbose", "2");
-	write_file(DEBUGFS "/fail_page_alloc/verbose", "2");
+	for (i = 0; i < NINJ; i++) {
+		inj_path(path, sizeof(path), i, "verbose_ratelimit_interval_ms");
+		read_file(path, saved_rate[i], sizeof(saved_rate[i]));
+		if (saved_rate[i][0])
+			write_file(path, "0");
+		inj_path(path, sizeof(path), i, "verbose");
+		write_file(path, "2");
+	}
 	atexit(verbose_off);
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 }
@@ -166,18 +213,23 @@ static bool stale_frame(const char *line)
 	return !strncmp(line, "? ", 2);
 }
 
-/* After an attempt: whether the injected failure's stack ran through the
- * modules (ktgen, ktgen_nic), its first frame there in @frame.
- */
-static bool kmsg_ktgen_stack(char *frame, size_t len)
+/* What the injected failure was, from its stack in the log. */
+struct fault_seen {
+	bool	in_ktgen;	/* its stack ran through ktgen or ktgen_nic */
+	bool	usercopy;	/* a user copy (should_fail_usercopy), not an allocation */
+	char	frame[256];	/* its first frame in the modules */
+};
+
+/* After an attempt: what the injected failure was (@seen). */
+static void kmsg_fault(struct fault_seen *seen)
 {
-	bool in_dump = false, found = false;
+	bool in_dump = false;
 	char rec[2048];
 	ssize_t n;
 
-	frame[0] = '\0';
+	memset(seen, 0, sizeof(*seen));
 	if (kmsg_fd < 0)
-		return false;
+		return;
 	while ((n = read(kmsg_fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
 		char *msg;
 
@@ -187,19 +239,27 @@ static bool kmsg_ktgen_stack(char *frame, size_t len)
 		msg = strchr(rec, ';');
 		msg = msg ? msg + 1 : rec;
 		msg[strcspn(msg, "\n")] = '\0';
-		if (strstr(msg, "FAULT_INJECTION: forcing a failure"))
+		/* "name fail_usercopy, ..." follows (in the record, or in the
+		 * next): the injector's name. should_fail_usercopy() itself is
+		 * a tail call, not always a frame of the stack.
+		 */
+		if (strstr(msg, "FAULT_INJECTION: forcing a failure")) {
 			in_dump = true;
+			seen->usercopy |= !!strstr(msg, "name fail_usercopy");
+		}
 		/* "? " marks a word the unwinder found on the stack, not a
 		 * frame: a stale return address. x86 prints it first, User-
 		 * Mode Linux after the address ("[<6003d350>] ? name").
 		 */
-		else if (in_dump && !found && (strstr(msg, "[ktgen]") || strstr(msg, "[ktgen_nic]")) &&
-			 !stale_frame(msg)) {
-			found = true;
-			snprintf(frame, len, "%s", msg + strspn(msg, " "));
+		else if (!in_dump || stale_frame(msg))
+			continue;
+		else if (strstr(msg, "name fail_usercopy") || strstr(msg, "should_fail_usercopy"))
+			seen->usercopy = true;
+		else if (!seen->in_ktgen && (strstr(msg, "[ktgen]") || strstr(msg, "[ktgen_nic]"))) {
+			seen->in_ktgen = true;
+			snprintf(seen->frame, sizeof(seen->frame), "%s", msg + strspn(msg, " "));
 		}
 	}
-	return found;
 }
 
 /* ---- the census ---- */
@@ -227,6 +287,21 @@ struct census {
 static bool is_alloc_errno(int err)
 {
 	return err == -ENOMEM || err == -ENOBUFS || err == -ENFILE || err == -EADDRINUSE;
+}
+
+/* The error the failure should have given: an allocation's, or EFAULT for
+ * a user copy.
+ */
+static bool fault_errno(const struct fault_seen *seen, int err)
+{
+	return seen->usercopy ? err == -EFAULT : is_alloc_errno(err);
+}
+
+static const char *fault_where(const struct fault_seen *seen)
+{
+	if (seen->in_ktgen)
+		return seen->frame;
+	return seen->usercopy ? "a user copy outside ktgen" : "outside ktgen";
 }
 
 static bool check_bytes;
@@ -525,6 +600,13 @@ static int id_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* @mem: user memory for the requests, mapped (and populated) before any
+ * fault is armed, for the walk's whole life (a run or a sink using it
+ * holds this address space).
+ */
+#define USER_MEM	(1 << 20)
+static void *user_mem;
+
 static int request(struct nl_ctx *ctx, uint8_t cmd, bool is_dump, char **attrs, int nattrs,
 		   uint32_t *id)
 {
@@ -536,7 +618,11 @@ static int request(struct nl_ctx *ctx, uint8_t cmd, bool is_dump, char **attrs, 
 		const char *s = attrs[i];
 		size_t l = strlen(s);
 
-		if (l > 2 && !strcmp(s + l - 2, ":@") && l < sizeof(spec) - 12) {
+		if (l > 5 && !strcmp(s + l - 5, ":@mem") && l < sizeof(spec) - 24) {
+			snprintf(spec, sizeof(spec), "%.*s:%llu", (int)(l - 5), s,
+				 (unsigned long long)(uintptr_t)user_mem);
+			s = spec;
+		} else if (l > 2 && !strcmp(s + l - 2, ":@") && l < sizeof(spec) - 12) {
 			snprintf(spec, sizeof(spec), "%.*s:%u", (int)(l - 2), s, setup_id);
 			s = spec;
 		}
@@ -612,10 +698,10 @@ static double now_s(void)
 static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 {
 	double t0 = now_s();
-	unsigned int n, errors = 0, ours = 0;
+	unsigned int n, errors = 0, ours = 0, copies = 0;
 	struct timeval tv = { .tv_sec = 30 };
 	struct census start, before, now;
-	char a[512], b[512], frame[256], msg[256];
+	char a[512], b[512], msg[256];
 	struct nl_ctx ctx;
 	int err, quiet, from;
 
@@ -665,16 +751,18 @@ static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 		if (err == -EAGAIN || err == -EINPROGRESS) {
 			judge_fail(n, "no answer within 30 s");
 		} else if (err) {
-			bool in_ktgen = kmsg_ktgen_stack(frame, sizeof(frame));
+			struct fault_seen seen;
 
+			kmsg_fault(&seen);
 			errors++;
-			ours += in_ktgen;
-			if (!is_alloc_errno(err))
-				judge_fail(n, "%s, not an allocation failure's error (%s)", strerror(-err),
-					   in_ktgen ? frame : "outside ktgen");
-			else if (from == NL_ERR_ACK && in_ktgen && !msg[0])
+			ours += seen.in_ktgen;
+			copies += seen.usercopy;
+			if (!fault_errno(&seen, err))
+				judge_fail(n, "%s, not a failed %s's error (%s)", strerror(-err),
+					   seen.usercopy ? "user copy" : "allocation", fault_where(&seen));
+			else if (from == NL_ERR_ACK && seen.in_ktgen && !msg[0])
 				judge_fail(n, "%s with no extack message (the failure: %s)",
-					   strerror(-err), frame);
+					   strerror(-err), seen.frame);
 			/* The family answered an error: nothing changed. The
 			 * socket lost the answer (the core's ack or a dump
 			 * part): as nothing changed, or as a success.
@@ -683,7 +771,7 @@ static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 				census_str(&before, a, sizeof(a));
 				census_str(&now, b, sizeof(b));
 				judge_fail(n, "%s (%s) left %s; before: %s", strerror(-err),
-					   in_ktgen ? frame : "outside ktgen", b, a);
+					   fault_where(&seen), b, a);
 			}
 		} else if (!census_settle(&ctx, &now, NULL) || !census_as_success(cmd, &before, &now) ||
 			   now.bad_runs) {
@@ -711,8 +799,8 @@ static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 	}
 	nl_close(&ctx);
 	close(quiet);
-	printf("# command %u: %u fault sites, %u refused (%u in ktgen's own allocations), %u bad, %.0f s (%.1f s waiting for the census to settle)\n",
-	       cmd, n - 1, errors, ours, bad, now_s() - t0, settle_waits / 20.0);
+	printf("# command %u: %u fault sites, %u refused (%u in ktgen's own code, %u user copies), %u bad, %.0f s (%.1f s waiting for the census to settle)\n",
+	       cmd, n - 1, errors, ours, copies, bad, now_s() - t0, settle_waits / 20.0);
 	return bad || n >= MAX_NTH ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -773,8 +861,8 @@ static int fault_cli(char *req, char *undo)
 {
 	double t0 = now_s();
 	struct census start, want, before, now;
-	char a[512], b[512], frame[256], text[512];
-	unsigned int n, errors = 0, ours = 0;
+	char a[512], b[512], text[512];
+	unsigned int n, errors = 0, ours = 0, copies = 0;
 	int quiet, err_fd, i, rc;
 	struct nl_ctx ctx;
 
@@ -827,16 +915,18 @@ static int fault_cli(char *req, char *undo)
 		} else if (unused) {
 			judge_fail(n, "failed with no fault (exit %d)", rc);
 		} else {
-			bool in_ktgen = kmsg_ktgen_stack(frame, sizeof(frame));
 			bool explained = cli_explained(err_fd, text, sizeof(text));
+			struct fault_seen seen;
 
+			kmsg_fault(&seen);
 			errors++;
-			ours += in_ktgen;
+			ours += seen.in_ktgen;
+			copies += seen.usercopy;
 			if (rc != EXIT_FAIL)
-				judge_fail(n, "exit %d, not 1: %s", rc, text);
-			else if (cli_msg && in_ktgen && !explained)
+				judge_fail(n, "exit %d, not 1 (%s): %s", rc, fault_where(&seen), text);
+			else if (cli_msg && seen.in_ktgen && !explained)
 				judge_fail(n, "'%s' with no message of the kernel's (the failure: %s)",
-					   text, frame);
+					   text, seen.frame);
 			/* Refused: nothing changed. No answer of the kernel's
 			 * ("Error: ...": the socket lost it): nothing changed,
 			 * or what the success changes.
@@ -862,8 +952,8 @@ out:
 	nl_close(&ctx);
 	close(quiet);
 	close(err_fd);
-	printf("# '%s': %u fault sites, %u refused (%u in ktgen's own allocations), %u bad, %.0f s (%.1f s waiting for the census to settle)\n",
-	       req, n - 1, errors, ours, bad, now_s() - t0, settle_waits / 20.0);
+	printf("# '%s': %u fault sites, %u refused (%u in ktgen's own code, %u user copies), %u bad, %.0f s (%.1f s waiting for the census to settle)\n",
+	       req, n - 1, errors, ours, copies, bad, now_s() - t0, settle_waits / 20.0);
 	return bad || n >= MAX_NTH ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -874,6 +964,52 @@ static void module_name(const char *path, char *name, size_t size)
 
 	base = base ? base + 1 : path;
 	snprintf(name, size, "%.*s", (int)strcspn(base, "."), base);
+}
+
+/* The module's unload, each fault site of delete_module() and the exit
+ * failed in turn: an exit cannot fail, so the module is gone with no fault
+ * left to see but a leak (kmemleak, read by the caller), or the syscall
+ * refused before the exit (its user copy of the name: EFAULT, or an
+ * allocation's error) and the module is still there to unload. Either
+ * way the next load and unload work. @fd: the module's file.
+ */
+static unsigned int fault_unload(int fd, const char *name)
+{
+	unsigned int n, refused = 0, failed = 0;
+	int err;
+
+	for (n = 1; n < MAX_NTH; n++) {
+		if (syscall(SYS_finit_module, fd, "", 0)) {
+			printf("# unload nth=%u: the load before it failed: %s\n", n, strerror(errno));
+			failed++;
+			break;
+		}
+		fail_nth_set(n);
+		err = syscall(SYS_delete_module, name, O_NONBLOCK) ? errno : 0;
+		if (fail_nth_unused()) {
+			if (err) {
+				printf("# unload nth=%u: failed with no fault: %s\n", n, strerror(err));
+				failed++;
+			}
+			break;
+		}
+		if (err) {
+			refused++;
+			if (err != EFAULT && !is_alloc_errno(-err)) {
+				printf("# unload nth=%u: %s, not a failure's error\n", n, strerror(err));
+				failed++;
+			}
+			if (syscall(SYS_delete_module, name, O_NONBLOCK)) {
+				printf("# unload nth=%u: refused, then cannot unload: %s\n", n,
+				       strerror(errno));
+				failed++;
+				break;
+			}
+		}
+	}
+	printf("# unload %s: %u fault sites, %u refused before the exit, %u bad\n", name, n - 1,
+	       refused, failed);
+	return failed + (n >= MAX_NTH);
 }
 
 static int fault_load(const char *path)
@@ -914,8 +1050,10 @@ static int fault_load(const char *path)
 	}
 	if (!failed && syscall(SYS_delete_module, name, O_NONBLOCK) && errno != ENOENT)
 		failed++;
-	close(fd);
 	printf("# load %s: %u fault sites, %u refused cleanly, %u bad\n", name, n - 1, errors, failed);
+	if (!failed)
+		failed = fault_unload(fd, name);
+	close(fd);
 	return failed || n >= MAX_NTH ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -969,6 +1107,12 @@ int main(int argc, char **argv)
 		return fault_cli(argv[2], argv[3]);
 	}
 	if (!strcmp(argv[1], "request") && !parse_u64(argv[2], &cmd) && cmd < 256) {
+		user_mem = mmap(NULL, USER_MEM, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (user_mem == MAP_FAILED) {
+			perror("nlfault: mmap");
+			return EXIT_FAIL;
+		}
 		verbose_on();
 		return fault_requests(cmd, argv + 3, argc - 3);
 	}

@@ -102,6 +102,9 @@ t_fault_sink()
 	"$KTGEN_NLFAULT" -s request 4 2:u32:0 4:hex:189c 5:u32:4
 	"$KTGEN_NLFAULT" -s request 4 2:u32:1 4:hex:189c
 	"$KTGEN_NLFAULT" -s request 4 2:u32:0 4:hex:189c 6:hex:03 15:flag:0
+	# an rx user sink (6), detached (20), in 256 KiB of nlfault's memory
+	# (11, 12): the walk's socket closes after each attempt
+	"$KTGEN_NLFAULT" -s request 4 2:u32:0 4:hex:189c 5:u32:6 6:hex:03 11:u64:@mem 12:u64:262144 20:flag:0
 	# a sink's listing and deletion, of one the walk made first
 	"$KTGEN_NLFAULT" -s -b "4 2:u32:0 4:hex:189c" -d request 5
 	"$KTGEN_NLFAULT" -s -b "4 2:u32:0 4:hex:189c" request 5 1:u32:@
@@ -172,6 +175,9 @@ t_fault_run_copies()
 	"$KTGEN_NLFAULT" -r -e request 7 $to 13:u32:2 33:flag:0 12:u64:4 14:u64:4096
 	"$KTGEN_NLFAULT" -r -e request 7 $to 13:u32:3 12:u64:4 14:u64:4096
 	"$KTGEN_NLFAULT" -r request 7 $to 10:u32:300 28:u32:100 14:u64:4096
+	# tx user (4) from nlfault's memory (32): the request writes the
+	# pattern there, a user copy of its own
+	"$KTGEN_NLFAULT" -r -e request 7 $to 13:u32:4 32:u64:@mem 12:u64:4 14:u64:4096
 	}
 	fault_runs_done
 }
@@ -214,17 +220,17 @@ t_fault_nic()
 }
 case_add fault_nic t_fault_nic 600
 
-# Failures where the work happens: allocations in ktgen's own threads
-# (failslab and fail_page_alloc with the task filter; make-it-fail set on
-# every ktgen/ worker, the run's and the sinks', once the run's exist)
-# fail at random under live TCP and UDP traffic. A run ends done with
-# every count agreeing, or failed with its errno; nothing hangs, leaks or
-# reports.
+# Failures where the work happens: allocations and user copies in ktgen's
+# own threads (failslab, fail_page_alloc and fail_usercopy with the task
+# filter; make-it-fail set on every ktgen/ worker, the run's and the
+# sinks', once the run's exist) fail at random under live TCP and UDP
+# traffic, and user memory's. A run ends done with every count agreeing,
+# or failed with its errno; nothing hangs, leaks or reports.
 fault_live_on()
 {
 	local a
 
-	for a in failslab fail_page_alloc; do
+	for a in $(fault_attrs); do
 		echo Y >"$DEBUGFS"/$a/task-filter
 		echo "$1" >"$DEBUGFS"/$a/probability
 		echo "$FAULT_LIVE_TIMES" >"$DEBUGFS"/$a/times
@@ -233,19 +239,24 @@ fault_live_on()
 }
 
 # How many failures were injected since fault_live_on (what "times" has
-# left of its count).
+# left of its count), of every kind or of one (fault_live_injected
+# fail_usercopy).
 FAULT_LIVE_TIMES=1000000
 fault_live_injected()
 {
-	echo $(( 2 * FAULT_LIVE_TIMES - $(cat "$DEBUGFS"/failslab/times) -
-		$(cat "$DEBUGFS"/fail_page_alloc/times) ))
+	local a n=0
+
+	for a in ${1:-$(fault_attrs)}; do
+		n=$((n + FAULT_LIVE_TIMES - $(cat "$DEBUGFS"/$a/times)))
+	done
+	echo $n
 }
 
 fault_live_off()
 {
 	local a
 
-	for a in failslab fail_page_alloc; do
+	for a in $(fault_attrs); do
 		echo 0 >"$DEBUGFS"/$a/probability
 		echo N >"$DEBUGFS"/$a/task-filter
 	done
@@ -294,6 +305,7 @@ t_fault_live()
 		d['rx']['verify_errors'] == 0 or d['state'] == 'failed' and d['errno'] > 0" </tmp/ktg-fl3.json
 	# the runs met failures: the check above judged something
 	[ "$(fault_live_injected)" -gt 0 ] || fail "no allocation failed in the runs' threads"
+	[ -d "$DEBUGFS"/fail_usercopy ] && fault_live_user
 	fault_live_off
 	$KTGEN run del all
 	$KTGEN sink del all
@@ -304,3 +316,27 @@ t_fault_live()
 	kmemleak_check
 }
 case_add fault_live t_fault_live 300
+
+# User memory under fail_usercopy: tx user (the workers copy from the
+# CLI's memory) and an rx user sink (into the memory of the CLI that made
+# it): a copy that fails fails the flow or its connection (EFAULT) and the
+# run says so, or the run is done with every byte counted.
+fault_live_user()
+{
+	local copies
+
+	copies=$(fault_live_injected fail_usercopy)
+	fault_live_run /tmp/ktg-fl4.json tcp_stream to 127.0.0.1 port 6310 tx user time "$(scaled 1)" flows 2 cpus 0,1
+	json_check "d['state'] == 'done' and d['rx']['bytes'] == d['tx']['bytes'] and
+		d['rx']['verify_errors'] == 0 or d['state'] == 'failed' and d['errno'] > 0" </tmp/ktg-fl4.json
+	$KTGEN sink add tcp port 6312 rx user detach >/dev/null
+	$KTGEN sink add udp port 6313 rx user detach >/dev/null
+	fault_live_run /tmp/ktg-fl5.json tcp_stream to 127.0.0.1 port 6312 time "$(scaled 1)" flows 2 cpus 0,1
+	json_check "d['state'] == 'done' and d['rx']['bytes'] == d['tx']['bytes'] or
+		d['state'] == 'failed' and d['errno'] > 0" </tmp/ktg-fl5.json
+	fault_live_run /tmp/ktg-fl6.json udp_stream to 127.0.0.1 port 6313 size 1000 time "$(scaled 1)"
+	json_check "d['state'] == 'done' and d['rx']['bytes'] <= d['tx']['bytes'] or
+		d['state'] == 'failed' and d['errno'] > 0" </tmp/ktg-fl6.json
+	[ "$(fault_live_injected fail_usercopy)" -gt "$copies" ] ||
+		fail "no user copy failed in the runs' threads"
+}
