@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# vm-run.sh [-k KERNEL_ENV] [-m MEM] [-c CPUS] [-t SECS] [-o OUTDIR] [-i SHIFT] -- CMD...
+# vm-run.sh [-k KERNEL_ENV] [-m MEM] [-c CPUS] [-t SECS] [-o OUTDIR] [-i SHIFT]
+#           [-a KERNEL_ARGS] -- CMD...
 #
 # Boot a Debian kernel under QEMU/TCG with the host's root file system (over
 # 9p, read-only, with a tmpfs overlay so the guest can write anywhere) and
@@ -13,14 +14,17 @@
 # instructions executed (2^SHIFT ns each), so a rate is a cost in
 # instructions, free of host noise; one vCPU (two do not boot that way).
 #
+# -a KERNEL_ARGS: more of the guest kernel's command line (page_owner=on
+# on the debug kernel, for a page leak kmemleak cannot see).
+#
 # The console goes to OUTDIR/console.log and stdout. Exit status: CMD's, or
 # 124 on timeout, 125 when the guest died before CMD finished.
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
-kenv= mem=1536 cpus=2 secs=600 out= icount=()
-while getopts "k:m:c:t:o:i:" o; do
+kenv= mem=1536 cpus=2 secs=600 out= icount=() kargs=
+while getopts "k:m:c:t:o:i:a:" o; do
 	case $o in
 	k) kenv=$OPTARG ;;
 	m) mem=$OPTARG ;;
@@ -28,6 +32,7 @@ while getopts "k:m:c:t:o:i:" o; do
 	t) secs=$OPTARG ;;
 	o) out=$OPTARG ;;
 	i) icount=(-icount "shift=$OPTARG,sleep=off") cpus=1 ;;
+	a) kargs=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -105,7 +110,7 @@ timeout --foreground -k 10 "$secs" qemu-system-x86_64 \
 	-M q35 -cpu max,la57=off -smp "$cpus" -m "$mem" -nic none "${icount[@]}" \
 	-nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$VMLINUZ" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 log_buf_len=16M ktgvm.init=$here/vm-guest.sh ktgvm.kver=$KVER" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 log_buf_len=16M ktgvm.init=$here/vm-guest.sh ktgvm.kver=$KVER${kargs:+ $kargs}" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$MODDIR,mount_tag=modules,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$out,mount_tag=out,security_model=none,multidevs=remap" \
