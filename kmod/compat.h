@@ -32,13 +32,16 @@
 #define KTG_GENL_RESV_START_OP(op)
 #endif
 
-/* A message unless a callee left a more precise one (6.3+ has it). */
+/* A message unless a callee left a more precise one (6.3+ has it). Its
+ * local must not be NL_SET_ERR_MSG()'s own __extack: that one would be
+ * initialised with itself, and the message go nowhere (or anywhere).
+ */
 #ifndef NL_SET_ERR_MSG_WEAK
 #define NL_SET_ERR_MSG_WEAK(extack, msg) do {			\
-	struct netlink_ext_ack *__extack = (extack);		\
+	struct netlink_ext_ack *__ktg_extack = (extack);	\
 								\
-	if (__extack && !__extack->_msg)			\
-		NL_SET_ERR_MSG(__extack, msg);			\
+	if (__ktg_extack && !__ktg_extack->_msg)		\
+		NL_SET_ERR_MSG(__ktg_extack, msg);		\
 } while (0)
 #endif
 
