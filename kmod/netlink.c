@@ -16,6 +16,11 @@
 
 static struct genl_family ktg_nl_family;
 
+/* The family's multicast groups, by their offset in ktg_nl_mcgrps[]. */
+enum {
+	KTG_NL_GRP_EVENTS,
+};
+
 /* @lost: the loss a same-host sender computed, or U64_MAX for the sink's. */
 static int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u64 lost)
 {
@@ -918,6 +923,18 @@ static int ktg_nl_run_send(struct sk_buff *msg, struct ktg_run *run, u32 portid,
 	return 0;
 }
 
+/*
+ * A notification that could not be built is lost: its listeners hear of
+ * it (their next receive fails with ENOBUFS, as after an overrun, and they
+ * ask for the state) instead of waiting for it for ever, as rtnetlink's
+ * do (rtnl_set_sk_err). A clone that fails in the multicast overruns the
+ * listener's socket by itself.
+ */
+static void ktg_nl_notify_lost(struct net *net)
+{
+	genl_set_err(&ktg_nl_family, net, 0, KTG_NL_GRP_EVENTS, -ENOBUFS);
+}
+
 /* From the run's completion, once it is published as finished. */
 void ktg_nl_notify_run_done(struct ktg_run *run)
 {
@@ -926,12 +943,15 @@ void ktg_nl_notify_run_done(struct ktg_run *run)
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
-		return;
+		goto lost;
 	if (ktg_nl_run_send(msg, run, 0, 0, 0, KTGEN_CMD_RUN_DONE)) {
 		nlmsg_free(msg);
-		return;
+		goto lost;
 	}
 	genlmsg_multicast_netns(&ktg_nl_family, kn->net, msg, 0, 0, GFP_KERNEL);
+	return;
+lost:
+	ktg_nl_notify_lost(kn->net);
 }
 
 /* From the run's interval work: progress to the events group. */
@@ -942,14 +962,17 @@ void ktg_nl_notify_run_interval(struct ktg_run *run)
 
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
-		return;
+		goto lost;
 	hdr = genlmsg_put(msg, 0, 0, &ktg_nl_family, 0, KTGEN_CMD_RUN_INTERVAL);
 	if (!hdr || ktg_run_fill_interval(msg, run)) {
 		nlmsg_free(msg);
-		return;
+		goto lost;
 	}
 	genlmsg_end(msg, hdr);
 	genlmsg_multicast_netns(&ktg_nl_family, run->kn->net, msg, 0, 0, GFP_KERNEL);
+	return;
+lost:
+	ktg_nl_notify_lost(run->kn->net);
 }
 
 /*
@@ -1457,7 +1480,7 @@ static const struct genl_ops ktg_nl_ops[] = {
 };
 
 static const struct genl_multicast_group ktg_nl_mcgrps[] = {
-	{ .name = KTGEN_MCGRP_EVENTS },
+	[KTG_NL_GRP_EVENTS] = { .name = KTGEN_MCGRP_EVENTS },
 };
 
 static struct genl_family ktg_nl_family __ro_after_init = {

@@ -30,6 +30,13 @@
  *                     print "dump N" (the objects it listed)
  *   wait-runs SECS    poll until no run is running or stopping, then print
  *                     "run ID STATE ERRNO" for each (exit 1 if SECS passed)
+ *   listen            join the events group (before the request whose
+ *                     notifications are awaited)
+ *   events SECS       print each notification ("event run-done ID",
+ *                     "event run-interval ID") and each receive that failed
+ *                     ("events lost: ERROR", a notification the kernel could
+ *                     not send) until a run-done or a loss (exit 1 if SECS
+ *                     passed first)
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -39,9 +46,11 @@
 #include <unistd.h>
 #include <linux/userfaultfd.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <linux/genetlink.h>
 #include <linux/ktgen.h>
 
@@ -202,6 +211,57 @@ static int run_state_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+static int event_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KTGEN_A_RUN_MAX + 1] = {};
+	uint8_t cmd = nl_genl_cmd(nlh);
+	bool *done = data;
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
+		if (mnl_attr_get_type(a) <= KTGEN_A_RUN_MAX)
+			tb[mnl_attr_get_type(a)] = a;
+	printf("event %s %u\n", cmd == KTGEN_CMD_RUN_DONE ? "run-done" :
+	       cmd == KTGEN_CMD_RUN_INTERVAL ? "run-interval" : "other",
+	       tb[KTGEN_A_RUN_ID] ? mnl_attr_get_u32(tb[KTGEN_A_RUN_ID]) : 0);
+	*done |= cmd == KTGEN_CMD_RUN_DONE;
+	return MNL_CB_OK;
+}
+
+/* events SECS: until a run-done, a failed receive or SECS. */
+static int events(struct nl_ctx *ctx, uint64_t secs)
+{
+	struct pollfd pfd = { .fd = mnl_socket_get_fd(ctx->ev_sock), .events = POLLIN };
+	struct timespec now, end;
+	bool done = false;
+	ssize_t len;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += secs;
+	while (!done) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec) ||
+		    poll(&pfd, 1, 100) < 0)
+			break;
+		if (!pfd.revents)
+			continue;
+		len = mnl_socket_recvfrom(ctx->ev_sock, ctx->ev_buf, MNL_SOCKET_BUFFER_SIZE);
+		if (len < 0) {
+			printf("events lost: %s\n", strerror(errno));
+			fflush(stdout);
+			return EXIT_OK;
+		}
+		if (mnl_cb_run(ctx->ev_buf, len, 0, 0, event_cb, &done) < 0)
+			break;
+		fflush(stdout);
+	}
+	if (done)
+		return EXIT_OK;
+	fprintf(stderr, "nlraw: no run-done and no loss in %llu s\n", (unsigned long long)secs);
+	return EXIT_FAIL;
+}
+
 /* An action in place of a request: EXIT_OK, EXIT_FAIL, EXIT_USAGE, or -1
  * when @argv[0] is none.
  */
@@ -247,7 +307,12 @@ static int action(struct nl_ctx *ctx, char **argv, unsigned int n)
 		fprintf(stderr, "nlraw: runs still going after %llu s\n", (unsigned long long)v);
 		return EXIT_FAIL;
 	}
-	if (!strcmp(argv[0], "sleep") || !strcmp(argv[0], "munmap") ||
+	if (!strcmp(argv[0], "listen") && n == 1)
+		return nl_join_events(ctx) ? EXIT_FAIL : EXIT_OK;
+	if (!strcmp(argv[0], "events") && n == 2 && ctx->ev_sock && !parse_u64(argv[1], &v))
+		return events(ctx, v);
+	if (!strcmp(argv[0], "listen") || !strcmp(argv[0], "events") ||
+	    !strcmp(argv[0], "sleep") || !strcmp(argv[0], "munmap") ||
 	    !strcmp(argv[0], "mprotect") || !strcmp(argv[0], "uffd-stall") ||
 	    !strcmp(argv[0], "dump-hold") || !strcmp(argv[0], "wait-runs")) {
 		fprintf(stderr, "nlraw: bad action %s\n", argv[0]);

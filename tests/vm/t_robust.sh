@@ -316,6 +316,60 @@ t_fault_live()
 }
 case_add fault_live t_fault_live 300
 
+# Failures in ktgen's work items: a run's done and interval notifications
+# are built on ktgen's workqueue, whose workers (kworker/u*, marked as they
+# come) fail every slab allocation. A notification the module could not
+# send is lost to its listeners, who must learn of it (their next receive
+# fails with ENOBUFS, as after an overrun) rather than wait for it for
+# ever: nlraw, listening, sees run-done's loss; the CLI's run, with
+# intervals, returns with its result; the run itself is whole.
+t_fault_live_work()
+{
+	local marker rc=0
+
+	fault_setup
+	load_module
+	$KTGEN sink add tcp port 6314 rx verify >/dev/null
+	echo Y >"$DEBUGFS"/failslab/task-filter
+	echo 100 >"$DEBUGFS"/failslab/probability
+	echo 1 >"$DEBUGFS"/failslab/interval
+	echo "$FAULT_LIVE_TIMES" >"$DEBUGFS"/failslab/times
+	(while :; do
+		for p in $(pgrep '^kworker/u'); do
+			echo 1 >/proc/"$p"/make-it-fail 2>/dev/null
+		done
+		sleep 0.2
+	done) &
+	marker=$!
+	sleep 1
+	"$KTGEN_NLRAW" listen -- run-new 2:u32:0 3:hex:7f000001 4:hex:18aa 10:u32:$(($(span 1) * 1000)) \
+		-- events "$(scaled 6)" >/tmp/ktg-flw.out || rc=$?
+	cat /tmp/ktg-flw.out
+	[ $rc = 0 ] || fail "nlraw: exit status $rc (a lost run-done nobody heard of?)"
+	grep -q '^events lost: No buffer space available$' /tmp/ktg-flw.out ||
+		fail "run-done's loss not reported (failslab injected $(fault_live_injected failslab))"
+	$KTGEN -j run show | json_check "d[0]['state'] == 'done' and d[0]['rx']['bytes'] == d[0]['tx']['bytes'] > 0"
+	rc=0
+	timeout "$(scaled 120)" $KTGEN -j run tcp_stream to 127.0.0.1 port 6314 time "$(span 1)" \
+		interval 0.2 >/tmp/ktg-flw.json || rc=$?
+	[ $rc = 0 ] || fail "ktgen run: exit status $rc (124: it waited for a notification that never came)"
+	json_check "d['state'] == 'done' and d['rx']['bytes'] == d['tx']['bytes'] > 0 and
+		d['rx']['verify_errors'] == 0" </tmp/ktg-flw.json
+	kill $marker
+	wait $marker 2>/dev/null || true
+	echo "# failslab failed $(fault_live_injected failslab) allocations in unbound workers"
+	for p in $(pgrep '^kworker/'); do
+		echo 0 >/proc/"$p"/make-it-fail 2>/dev/null
+	done
+	fault_live_off
+	$KTGEN run del all
+	$KTGEN sink del all
+	$KTGEN -j config | json_check "d['buffer_used'] == 0"
+	unload_module
+	kmemleak_check
+}
+case_add fault_live_work t_fault_live_work 300
+
 # User memory under fail_usercopy: tx user (the workers copy from the
 # CLI's memory) and an rx user sink (into the memory of the CLI that made
 # it): a copy that fails fails the flow or its connection (EFAULT) and the
