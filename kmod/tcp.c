@@ -176,26 +176,48 @@ void ktg_tcp_drain_start(struct ktg_flow *f)
 	kernel_sock_shutdown(f->sock, SHUT_WR);
 }
 
-/* TCP: all acked and the peer closed (a ktgen sink closes once it has read
- * everything), or the drain timed out.
+/* What the peer has acknowledged of what the flow wrote (its hello too):
+ * bytes_acked (tcpi_bytes_acked) is 64-bit, where snd_una wraps every 4 GiB.
+ */
+static u64 ktg_tcp_acked(struct ktg_flow *f, u64 written)
+{
+	struct sock *sk = f->sock->sk;
+	u64 acked;
+
+	lock_sock(sk);
+	acked = min_t(u64, tcp_sk(sk)->bytes_acked - f->acked0, written);
+	release_sock(sk);
+	return acked;
+}
+
+/*
+ * TCP: all acked and the peer closed (a ktgen sink closes once it has read
+ * everything); or the socket failed, or the drain timed out, or the run
+ * goes away. A flow that ends with bytes the peer never acknowledged, in a
+ * run nobody stopped, failed: with the socket's error, or ETIMEDOUT.
  */
 int ktg_tcp_drain(struct ktg_flow *f)
 {
+	u64 written = sizeof(f->hello) + f->bytes, acked;
 	struct sock *sk = f->sock->sk;
-	u64 written, acked;
+	bool closed, ended;
 
 	/* A stop drains too, so that acked stays exact; going away does not. */
-	if (!(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) && !sk->sk_err &&
-	    !time_after(jiffies, f->deadline) && !ktg_run_aborting(f->run))
+	closed = READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN;
+	ended = READ_ONCE(sk->sk_err) || time_after(jiffies, f->deadline) ||
+		ktg_run_aborting(f->run);
+	if (!closed && !ended)
 		return 0;
+	acked = ktg_tcp_acked(f, written);
+	if (acked < written && !ended)
+		return 0;	/* the peer closed: its last acks are coming */
 
-	/* bytes_acked (tcpi_bytes_acked) is 64-bit: snd_una wraps every 4 GiB */
 	ktg_flow_tcp_info(f);
-	lock_sock(sk);
-	written = sizeof(f->hello) + f->bytes;
-	acked = min_t(u64, tcp_sk(sk)->bytes_acked - f->acked0, written);
-	release_sock(sk);
 	f->acked = acked > sizeof(f->hello) ? acked - sizeof(f->hello) : 0;
 	f->state = KTG_FLOW_DONE;
+	if (acked < written && !ktg_run_stopping(f->run)) {
+		f->error = sock_error(sk) ?: -ETIMEDOUT;
+		ktg_run_flow_failed(f->run, f, f->error);
+	}
 	return 1;
 }

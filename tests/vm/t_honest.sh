@@ -64,6 +64,33 @@ for d, w in zip(docs, want):
 }
 case_add connect_fails t_connect_fails 240
 
+# A run whose peer stops acknowledging before its end (netem drops all
+# the sink's side sends, once data flows): its drain waits (30 s) for acks
+# that never come. It fails, ETIMEDOUT on its flow, acked short of what it
+# sent; before, it was done (exit 0) with the last bytes never acked.
+t_drain_unacked_fails()
+{
+	local doc pid rc=0
+
+	load_module
+	veth_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 7003 rx discard >/dev/null
+	doc=$(mktemp)
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 7003 \
+		time "$(span 3)" >"$doc" &
+	pid=$!
+	slowwait "$(scaled 20)" bash -c "ip netns exec $NS_B $KTGEN -j sink show |
+		grep -q '\"bytes\":[1-9]'" || fail "no traffic reached the sink"
+	tc -n "$NS_B" qdisc add dev ktg1 root netem loss 100%
+	wait $pid || rc=$?
+	tc -n "$NS_B" qdisc del dev ktg1 root
+	[ $rc = 1 ] || fail "the run exited $rc: $(head -c 400 "$doc")"
+	json_check "d['state'] == 'failed' and d['errno'] == 110 and d['error_flow'] == 0 and
+		0 < d['tx']['acked'] < d['tx']['bytes']" <"$doc"
+	rm -f "$doc"
+}
+case_add drain_unacked_fails t_drain_unacked_fails 120 nodebug
+
 # One TCP flow of 5 GiB: acked was the low 32 bits of snd_una - seq0
 # (1073741825 here), now TCP's 64-bit bytes_acked. Zerocopy into a
 # discarding sink is the fastest path (~15 s under TCG; 206 s on the debug
