@@ -68,6 +68,8 @@ case_add connect_fails t_connect_fails 240
 # the sink's side sends, once data flows): its drain waits (30 s) for acks
 # that never come. It fails, ETIMEDOUT on its flow, acked short of what it
 # sent; before, it was done (exit 0) with the last bytes never acked.
+# (Its 30 s are the drain's timeout, a verdict's wait, not a path a
+# sanitizer would see anew: "nodebug".)
 t_drain_unacked_fails()
 {
 	local doc pid rc=0

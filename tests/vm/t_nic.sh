@@ -221,6 +221,91 @@ t_nic_styles()
 }
 case_add nic_styles t_nic_styles 300 smoke core
 
+# Failures where the packets are: every allocation that cannot sleep
+# fails at random, system wide (failslab and fail_page_alloc with no task
+# filter, ignore-gfp-wait: softirq's and other atomic allocations only, 2 in
+# 100), while TCP and UDP cross the pair in each receive style: the NAPI
+# poll's skbs and page-pool refills, the stack's receive path, TCP's acks
+# and timers. Each device accounts for every frame (placed == polled ==
+# handed up + dropped, alloc_fail where a refill failed), TCP is exact, UDP
+# counts every datagram received or lost, nothing is corrupted or left.
+nic_atomic_faults()
+{
+	local a
+
+	for a in failslab fail_page_alloc; do
+		echo "$1" >"$DEBUGFS"/$a/ignore-gfp-wait
+		echo N >"$DEBUGFS"/$a/task-filter
+		echo "$2" >"$DEBUGFS"/$a/probability
+		echo 1 >"$DEBUGFS"/$a/interval
+		echo "$FAULT_LIVE_TIMES" >"$DEBUGFS"/$a/times
+	done
+}
+
+# nic_atomic_run DOCS RUN-ARGS...: from $NS_A, its JSON appended to DOCS
+# (a failed run exits 1; its document says why).
+nic_atomic_run()
+{
+	local docs=$1 rc=0
+	shift
+
+	ip netns exec "$NS_A" $KTGEN -j run "$@" >>"$docs" || rc=$?
+	[ $rc = 0 ] || [ $rc = 1 ] || fail "run $*: exit status $rc"
+}
+
+t_fault_live_atomic()
+{
+	local style docs a0 a1 b0 b1 failed=0 injected=0 handed
+
+	handed="b['rx_built'] + b['rx_copied'] + b['rx_split'] + b['rx_frags'] + b['rx_drops'] ==
+		b['rx_packets'] == a['dma_frames'] and
+		a['rx_built'] + a['rx_copied'] + a['rx_split'] + a['rx_frags'] + a['rx_drops'] ==
+		a['rx_packets'] == b['dma_frames'] and b['rx_page_reuse'] == b['rx_copied']"
+	fault_setup
+	load_module
+	NIC_IPV6=0 nic_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5200 rx verify >/dev/null
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5201 rx verify >/dev/null
+	docs=$(mktemp)
+	for style in build legacy frags copybreak; do
+		nic_style $style
+		nic_snapshot a0 b0
+		nic_atomic_faults Y 2
+		nic_atomic_run "$docs" tcp_stream to $NIC_ADDR_B port 5200 bytes 1M flows 2
+		nic_atomic_run "$docs" udp_stream to $NIC_ADDR_B port 5201 msgs 500 size 64
+		injected=$((injected + $(fault_live_injected failslab fail_page_alloc)))
+		nic_atomic_faults N 0
+		nic_snapshot a1 b1
+		nic_delta_check "$a0" "$a1" "$b0" "$b1" "$handed" || fail "style $style: counters"
+		failed=$((failed + $(/usr/bin/python3 -c 'import json, sys
+a0, a1, b0, b1 = (json.loads(x) for x in sys.argv[1:5])
+print(sum(s1[k] - s0.get(k, 0) for s0, s1 in ((a0, a1), (b0, b1))
+	  for k in ("rx_alloc_fail", "rx_drops")))' "$a0" "$a1" "$b0" "$b1")))
+	done
+	log "atomic failures injected: $injected;" \
+		"$failed of them in ktgen-nic's poll (alloc_fail, drops)"
+	# A run ends done, exact (TCP: every byte acked), or failed with the
+	# errno of what failed (a connect's route: ENOBUFS), its counts still
+	# agreeing; each test was done at least once, so that exactness was
+	# judged.
+	json_check_each "d['state'] == 'failed' and d['errno'] > 0 and
+			 d['rx']['bytes'] <= d['tx']['bytes'] and d['rx']['verify_errors'] == 0 or
+			 ('tcp_stream' != d['test'] or $TCP_DONE) and
+			 ('udp_stream' != d['test'] or $UDP_DONE)" <"$docs" ||
+		fail "a run lost or corrupted payload under failing atomic allocations"
+	/usr/bin/python3 -c 'import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+done = {d["test"] for d in docs if d["state"] == "done"}
+print("# runs done: %d of %d" % (sum(d["state"] == "done" for d in docs), len(docs)))
+sys.exit(done != {"tcp_stream", "udp_stream"})' "$docs" || fail "no tcp or no udp run was done"
+	[ "$failed" -gt 0 ] || fail "no allocation of ktgen-nic's receive path failed"
+	ip netns exec "$NS_A" $KTGEN nic del ktn0
+	ip netns exec "$NS_B" $KTGEN sink del all
+	unload_module
+	kmemleak_check
+}
+case_add fault_live_atomic t_fault_live_atomic 600
+
 # Receive style and DMA mode flipped every 100 ms under TCP (IPv4, IPv6)
 # and UDP traffic: nothing lost, nothing corrupted, every style ran.
 t_nic_toggle()
