@@ -27,11 +27,13 @@
 int eth_start(struct eth_req *r, const struct knob *k, uint8_t cmd)
 {
 	struct nlattr *hdr;
+	int err = nl_open_family(&r->ctx, ETHTOOL_GENL_NAME, ETHTOOL_GENL_VERSION);
 
-	if (nl_open_family(&r->ctx, ETHTOOL_GENL_NAME, ETHTOOL_GENL_VERSION)) {
+	/* Any other failure (out of memory, buffers) said what it was. */
+	if (err == -ENOENT)
 		fprintf(stderr, "ktgen: no ethtool netlink in this kernel\n");
+	if (err)
 		return -1;
-	}
 	if (!k->type)
 		snprintf(r->what, sizeof(r->what), "%s", k->ifname);
 	else if (*k->name)

@@ -509,8 +509,10 @@ int nl_open_family(struct nl_ctx *ctx, const char *name, uint8_t version)
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->version = version;
 	ctx->buf = malloc(MNL_SOCKET_BUFFER_SIZE);
-	if (!ctx->buf)
+	if (!ctx->buf) {
+		fprintf(stderr, "ktgen: netlink buffer: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
+	}
 	ctx->sock = mnl_socket_open(NETLINK_GENERIC);
 	if (!ctx->sock || mnl_socket_bind(ctx->sock, 0, MNL_SOCKET_AUTOPID) < 0) {
 		err = -errno;
