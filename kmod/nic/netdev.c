@@ -197,6 +197,23 @@ static int ktg_nic_stop(struct net_device *dev)
 	return 0;
 }
 
+/* Neither the new rings nor the old ones again: no carrier (a quiet reset
+ * kept it), as a NIC whose reopen failed, until the device is set down and
+ * up or changed again. The message says so, not that the old settings
+ * came back.
+ */
+static void ktg_nic_reopen_failed(struct ktg_nic *nic, struct netlink_ext_ack *extack)
+{
+	struct net_device *peer = rtnl_dereference(nic->peer);
+
+	netif_carrier_off(nic->dev);
+	if (peer)
+		netif_carrier_off(peer);
+	NL_SET_ERR_MSG_MOD(extack,
+			   "cannot set up the new rings, nor the old ones again: no carrier until the device is set down and up");
+	netdev_err(nic->dev, "cannot restore its rings: down until set up again\n");
+}
+
 /* Apply ring or channel settings: a running device resets, so its carrier
  * drops and returns as a real NIC's does (kept with quiet-reset); each reset
  * counts in ethtool -S resets.
@@ -240,7 +257,7 @@ int ktg_nic_reconfigure(struct ktg_nic *nic, u32 channels, u32 rx_ring,
 	nic->rx_ring = old_rx;
 	nic->tx_ring = old_tx;
 	if (netif_set_real_num_queues(dev, old_ch, old_ch) || ktg_nic_up(nic))
-		netdev_err(dev, "cannot restore its rings: down until set up again\n");
+		ktg_nic_reopen_failed(nic, extack);
 	return err;
 }
 
