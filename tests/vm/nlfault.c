@@ -913,7 +913,8 @@ static int fault_cli(char *req, char *undo)
 				judge_fail(n, "succeeded and left %s; with no fault: %s", b, a);
 			}
 		} else if (unused) {
-			judge_fail(n, "failed with no fault (exit %d)", rc);
+			cli_explained(err_fd, text, sizeof(text));
+			judge_fail(n, "failed with no fault (exit %d): %s", rc, text);
 		} else {
 			bool explained = cli_explained(err_fd, text, sizeof(text));
 			struct fault_seen seen;

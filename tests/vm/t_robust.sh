@@ -206,14 +206,21 @@ case_add fault_run_ops t_fault_run_ops 600
 
 # The virtual NIC's creation, each allocation failed in turn (nlfault
 # cli: the CLI's command called under the fault): ~700 sites, from the
-# rtnetlink request through both devices' registration; a failure in
-# ktgen_nic's own code says why (-m: the kernel's message, extack).
+# rtnetlink request through both devices' registration; then its
+# changelink on a pair that is up (65 sites); a failure in ktgen_nic's own
+# code says why (-m: the kernel's message, extack).
 t_fault_nic()
 {
 	fault_setup
 	load_module
 	"$KTGEN_NLFAULT" -m cli "nic add ktgf0 peer ktgf1" "nic del ktgf0"
 	! ip link show ktgf0 2>/dev/null || fail "ktgf0 left"
+	# and its change on a pair that is up (changelink: the DMA engine's CPU)
+	$KTGEN nic add ktgf0 peer ktgf1 >/dev/null
+	ip link set ktgf0 up
+	ip link set ktgf1 up
+	"$KTGEN_NLFAULT" -m cli "nic set ktgf0 dma-cpu 1" "nic set ktgf0 dma-cpu 0"
+	$KTGEN nic del ktgf0
 	unload_module
 	kmemleak_check
 }
@@ -286,12 +293,27 @@ print("state %s, errno %s, tx %s, rx %s bytes" % (d["state"], d.get("errno"),
       d["tx"]["bytes"], d["rx"]["bytes"]))' <"$out" 2>&1 | head -c 200)"
 }
 
+# One tx path and rx mode more than the fixed runs take, drawn each time
+# (KTGEN_FAULT_MODES="TX RX" picks them): over the rotations every one
+# meets failures ("user" has runs of its own, below).
+fault_live_draw()
+{
+	local tx=(stack cached nocache zerocopy) rx=(copy nocache touch discard recvmsg verify)
+
+	echo "${tx[RANDOM % ${#tx[@]}]} ${rx[RANDOM % ${#rx[@]}]}"
+}
+
 t_fault_live()
 {
+	local tx rx
+
 	fault_setup
 	load_module
+	read -r tx rx <<<"${KTGEN_FAULT_MODES:-$(fault_live_draw)}"
+	log "drawn: tx $tx into rx $rx"
 	$KTGEN sink add tcp port 6310 rx verify >/dev/null
 	$KTGEN sink add udp port 6311 rx verify >/dev/null
+	$KTGEN sink add tcp port 6315 rx "$rx" >/dev/null
 	fault_live_on 5
 	fault_live_run /tmp/ktg-fl1.json tcp_stream to 127.0.0.1 port 6310 time "$(scaled 1)" flows 2 cpus 0,1
 	json_check "d['state'] == 'done' and d['rx']['bytes'] == d['tx']['bytes'] and
@@ -302,6 +324,9 @@ t_fault_live()
 	fault_live_run /tmp/ktg-fl3.json tcp_stream to 127.0.0.1 port 6310 tx zerocopy time "$(scaled 1)"
 	json_check "d['state'] == 'done' and d['rx']['bytes'] == d['tx']['bytes'] and
 		d['rx']['verify_errors'] == 0 or d['state'] == 'failed' and d['errno'] > 0" </tmp/ktg-fl3.json
+	fault_live_run /tmp/ktg-fl7.json tcp_stream to 127.0.0.1 port 6315 tx "$tx" time "$(scaled 1)" flows 2 cpus 0,1
+	json_check "d['state'] == 'done' and d['rx']['bytes'] == d['tx']['bytes'] and
+		d['rx']['verify_errors'] == 0 or d['state'] == 'failed' and d['errno'] > 0" </tmp/ktg-fl7.json
 	# the runs met failures: the check above judged something
 	[ "$(fault_live_injected)" -gt 0 ] || fail "no allocation failed in the runs' threads"
 	[ -d "$DEBUGFS"/fail_usercopy ] && fault_live_user
