@@ -235,11 +235,8 @@ nic_atomic_faults()
 
 	for a in failslab fail_page_alloc; do
 		echo "$1" >"$DEBUGFS"/$a/ignore-gfp-wait
-		echo N >"$DEBUGFS"/$a/task-filter
-		echo "$2" >"$DEBUGFS"/$a/probability
-		echo 1 >"$DEBUGFS"/$a/interval
-		echo "$FAULT_LIVE_TIMES" >"$DEBUGFS"/$a/times
 	done
+	fault_arm N "$2" failslab fail_page_alloc
 }
 
 # nic_atomic_run DOCS RUN-ARGS...: from $NS_A, its JSON appended to DOCS

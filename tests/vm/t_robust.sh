@@ -232,16 +232,25 @@ case_add fault_nic t_fault_nic 600
 # sinks', once the run's exist) fail at random under live TCP and UDP
 # traffic, and user memory's. A run ends done with every count agreeing,
 # or failed with its errno; nothing hangs, leaks or reports.
-fault_live_on()
+# fault_arm TASK-FILTER PERCENT INJECTOR...: random failures at PERCENT,
+# in the tasks made to fail (Y) or in any (N), counted from here on.
+fault_arm()
 {
-	local a
+	local a filter=$1 pct=$2
+	shift 2
 
-	for a in $(fault_attrs); do
-		echo Y >"$DEBUGFS"/$a/task-filter
-		echo "$1" >"$DEBUGFS"/$a/probability
+	for a in "$@"; do
+		echo "$filter" >"$DEBUGFS"/$a/task-filter
+		echo "$pct" >"$DEBUGFS"/$a/probability
 		echo "$FAULT_LIVE_TIMES" >"$DEBUGFS"/$a/times
 		echo 1 >"$DEBUGFS"/$a/interval
 	done
+}
+
+fault_live_on()
+{
+	# shellcheck disable=SC2046
+	fault_arm Y "$1" $(fault_attrs)
 }
 
 # How many failures were injected since fault_live_on (what "times" has
@@ -355,10 +364,7 @@ t_fault_live_work()
 	fault_setup
 	load_module
 	$KTGEN sink add tcp port 6314 rx verify >/dev/null
-	echo Y >"$DEBUGFS"/failslab/task-filter
-	echo 100 >"$DEBUGFS"/failslab/probability
-	echo 1 >"$DEBUGFS"/failslab/interval
-	echo "$FAULT_LIVE_TIMES" >"$DEBUGFS"/failslab/times
+	fault_arm Y 100 failslab
 	(while :; do
 		for p in $(pgrep '^kworker/u'); do
 			echo 1 >/proc/"$p"/make-it-fail 2>/dev/null
