@@ -74,7 +74,7 @@ static bool ktg_nic_dma_frame(struct ktg_nic *nic, struct ktg_nic *pn,
 	if (!ktg_nic_dma_slot(nic, rq))
 		return false;
 
-	d = &rq->desc[rq->next_to_fill & rq->mask];
+	d = &rq->ring.desc[rq->next_to_fill & rq->ring.mask];
 	va = page_address(d->page) + KTG_NIC_HEADROOM;
 	nocache = READ_ONCE(pn->priv_flags) & BIT(KTG_NIC_PF_DMA_NOCACHE);
 	ktg_nic_dma_copy(skb, va, nocache);

@@ -78,23 +78,126 @@ static struct task_struct *ktg_nic_peer_engine(struct ktg_nic *nic)
 	return peer ? ((struct ktg_nic *)netdev_priv(peer))->engine : NULL;
 }
 
-/* Rings and engine gone; the carrier with them unless @keep_carrier (a
- * reset that keeps it, as mlx5 reopening its channels).
+/* A device's rings, set up whole before they replace those in use (as
+ * ixgbe's set_ringparam: a failure leaves the old ones running), and the
+ * old ones out after the exchange, to be freed.
  */
-static void ktg_nic_down(struct ktg_nic *nic, bool keep_carrier)
+struct ktg_nic_rings {
+	u32			channels;	/* tx[] set up */
+	u32			rx_ring;
+	u32			tx_ring;
+	struct ktg_nic_rxr	rx[KTG_NIC_MAX_QUEUES];
+	struct ptr_ring		tx[KTG_NIC_MAX_QUEUES];
+};
+
+static void ktg_nic_rings_free(struct ktg_nic_rings *r)
 {
-	struct net_device *dev = nic->dev, *peer = rtnl_dereference(nic->peer);
+	unsigned int q;
+
+	for (q = 0; q < KTG_NIC_MAX_QUEUES; q++)
+		ktg_nic_rxr_free(&r->rx[q]);
+	for (q = 0; q < r->channels; q++)
+		ptr_ring_cleanup(&r->tx[q], (void (*)(void *))kfree_skb);
+	kfree(r);
+}
+
+static struct ktg_nic_rings *ktg_nic_rings_alloc(struct ktg_nic *nic, u32 channels,
+						 u32 rx_ring, u32 tx_ring)
+{
+	struct ktg_nic_rings *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	int err = 0;
+
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	r->rx_ring = rx_ring;
+	r->tx_ring = tx_ring;
+	for (; r->channels < channels; r->channels++) {
+		err = ktg_nic_rxr_alloc(nic, rx_ring, &r->rx[r->channels]);
+		if (err)
+			break;
+		err = ptr_ring_init(&r->tx[r->channels], tx_ring, GFP_KERNEL);
+		if (err)
+			break;
+	}
+	if (err) {
+		ktg_nic_rings_free(r);
+		return ERR_PTR(err);
+	}
+	return r;
+}
+
+/* The rings in @r go in, the device's (@had queues of them) come out into
+ * @r: the engines parked, the NAPIs off, nothing in the transmit path. The
+ * transmit rings are exchanged whole, both unused, their locks free.
+ * Queues beyond @r's keep no ring.
+ */
+static void ktg_nic_rings_swap(struct ktg_nic *nic, struct ktg_nic_rings *r, u32 had)
+{
+	unsigned int q;
+
+	for (q = 0; q < max(had, r->channels); q++) {
+		ktg_nic_rq_swap(&nic->rq[q], &r->rx[q]);
+		swap(nic->sq[q].ring, r->tx[q]);
+	}
+	r->channels = had;
+	swap(nic->rx_ring, r->rx_ring);
+	swap(nic->tx_ring, r->tx_ring);
+}
+
+/* Each receive queue's NAPI on, for the device's queues. */
+static void ktg_nic_napi_on(struct ktg_nic *nic)
+{
+	unsigned int q;
+
+	for (q = 0; q < nic->dev->real_num_rx_queues; q++) {
+		ktg_netif_napi_add(nic->dev, &nic->rq[q].napi, ktg_nic_poll);
+		napi_enable(&nic->rq[q].napi);
+	}
+}
+
+static void ktg_nic_napi_off(struct ktg_nic *nic)
+{
+	unsigned int q;
+
+	for (q = 0; q < nic->dev->real_num_rx_queues; q++) {
+		struct ktg_nic_rq *rq = &nic->rq[q];
+
+		/* An interrupt in flight schedules the NAPI: let it land. */
+		while (test_bit(0, &rq->irq_pending))
+			cpu_relax();
+		napi_disable(&rq->napi);
+		netif_napi_del(&rq->napi);
+	}
+}
+
+static void ktg_nic_carrier(struct ktg_nic *nic, bool on)
+{
+	struct net_device *peer = rtnl_dereference(nic->peer);
+
+	if (on && !(peer && ((struct ktg_nic *)netdev_priv(peer))->up))
+		return;
+	if (on) {
+		netif_carrier_on(nic->dev);
+		netif_carrier_on(peer);
+	} else {
+		netif_carrier_off(nic->dev);
+		if (peer)
+			netif_carrier_off(peer);
+	}
+}
+
+/* Rings and engine gone, the carrier with them. */
+static void ktg_nic_down(struct ktg_nic *nic)
+{
 	struct task_struct *pe = ktg_nic_peer_engine(nic);
+	struct net_device *dev = nic->dev;
+	struct ktg_nic_rxr r = {};
 	unsigned int q;
 
 	if (!nic->up)
 		return;
 	nic->up = false;
-	if (!keep_carrier) {
-		netif_carrier_off(dev);
-		if (peer)
-			netif_carrier_off(peer);
-	}
+	ktg_nic_carrier(nic, false);
 	/* The engine first: it wakes queues it drains, which would undo
 	 * netif_tx_disable() and let skbs into rings about to be freed.
 	 */
@@ -114,72 +217,44 @@ static void ktg_nic_down(struct ktg_nic *nic, bool keep_carrier)
 		ptr_ring_cleanup(&nic->sq[q].ring, (void (*)(void *))kfree_skb);
 		netdev_tx_reset_queue(netdev_get_tx_queue(dev, q));
 	}
+	ktg_nic_napi_off(nic);
 	for (q = 0; q < dev->real_num_rx_queues; q++) {
-		struct ktg_nic_rq *rq = &nic->rq[q];
-
-		/* An interrupt in flight schedules the NAPI: let it land. */
-		while (test_bit(0, &rq->irq_pending))
-			cpu_relax();
-		napi_disable(&rq->napi);
-		netif_napi_del(&rq->napi);
-		ktg_nic_rq_free(rq);
+		ktg_nic_rq_swap(&nic->rq[q], &r);
+		ktg_nic_rxr_free(&r);
 	}
 }
 
 static int ktg_nic_up(struct ktg_nic *nic)
 {
-	struct net_device *dev = nic->dev, *peer;
-	unsigned int q, rxq = 0, txq = 0;
-	int err;
+	struct net_device *dev = nic->dev;
+	struct ktg_nic_rings *r;
+	struct task_struct *engine;
 
-	for (; rxq < dev->real_num_rx_queues; rxq++) {
-		struct ktg_nic_rq *rq = &nic->rq[rxq];
+	r = ktg_nic_rings_alloc(nic, dev->real_num_rx_queues, nic->rx_ring, nic->tx_ring);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	engine = kthread_create(ktg_nic_engine, nic, "ktgen-nic/%s", dev->name);
+	if (IS_ERR(engine)) {
+		ktg_nic_rings_free(r);
+		return PTR_ERR(engine);
+	}
+	ktg_nic_rings_swap(nic, r, 0);
+	ktg_nic_rings_free(r);
+	ktg_nic_napi_on(nic);
 
-		ktg_netif_napi_add(dev, &rq->napi, ktg_nic_poll);
-		err = ktg_nic_rq_alloc(nic, rq);
-		if (err) {
-			netif_napi_del(&rq->napi);
-			goto err;
-		}
-		napi_enable(&rq->napi);
-	}
-	for (; txq < dev->real_num_tx_queues; txq++) {
-		err = ptr_ring_init(&nic->sq[txq].ring, nic->tx_ring, GFP_KERNEL);
-		if (err)
-			goto err;
-	}
-	nic->engine = kthread_create(ktg_nic_engine, nic, "ktgen-nic/%s", dev->name);
-	if (IS_ERR(nic->engine)) {
-		err = PTR_ERR(nic->engine);
-		nic->engine = NULL;
-		goto err;
-	}
 	/* Held until no transmit can ring its doorbell (ktg_nic_down). */
-	get_task_struct(nic->engine);
+	get_task_struct(engine);
+	nic->engine = engine;
 	if (nic->dma_cpu >= 0)
-		kthread_bind(nic->engine, nic->dma_cpu);
-	wake_up_process(nic->engine);
+		kthread_bind(engine, nic->dma_cpu);
+	wake_up_process(engine);
 
 	/* The peer's engine may write our rings from now on. */
 	smp_store_release(&nic->rx_ready, true);
 	nic->up = true;
 	netif_tx_start_all_queues(dev);
-	peer = rtnl_dereference(nic->peer);
-	if (peer && ((struct ktg_nic *)netdev_priv(peer))->up) {
-		netif_carrier_on(dev);
-		netif_carrier_on(peer);
-	}
+	ktg_nic_carrier(nic, true);
 	return 0;
-
-err:
-	for (q = 0; q < txq; q++)
-		ptr_ring_cleanup(&nic->sq[q].ring, NULL);
-	for (q = 0; q < rxq; q++) {
-		napi_disable(&nic->rq[q].napi);
-		netif_napi_del(&nic->rq[q].napi);
-		ktg_nic_rq_free(&nic->rq[q]);
-	}
-	return err;
 }
 
 static int ktg_nic_open(struct net_device *dev)
@@ -193,71 +268,78 @@ static int ktg_nic_open(struct net_device *dev)
 
 static int ktg_nic_stop(struct net_device *dev)
 {
-	ktg_nic_down(netdev_priv(dev), false);
+	ktg_nic_down(netdev_priv(dev));
 	return 0;
 }
 
-/* Neither the new rings nor the old ones again: no carrier (a quiet reset
- * kept it), as a NIC whose reopen failed, until the device is set down and
- * up or changed again. The message says so, not that the old settings
- * came back.
- */
-static void ktg_nic_reopen_failed(struct ktg_nic *nic, struct netlink_ext_ack *extack)
-{
-	struct net_device *peer = rtnl_dereference(nic->peer);
-
-	netif_carrier_off(nic->dev);
-	if (peer)
-		netif_carrier_off(peer);
-	NL_SET_ERR_MSG_MOD(extack,
-			   "cannot set up the new rings, nor the old ones again: no carrier until the device is set down and up");
-	netdev_err(nic->dev, "cannot restore its rings: down until set up again\n");
-}
-
-/* Apply ring or channel settings: a running device resets, so its carrier
- * drops and returns as a real NIC's does (kept with quiet-reset); each reset
- * counts in ethtool -S resets.
+/*
+ * Apply ring or channel settings. The new rings are set up first, while
+ * the old ones carry traffic: a failure there changes nothing (the old
+ * rings' pages and the new ones' count against the budget together, as
+ * a driver holds both until it swaps them). Then a running device resets
+ * (its carrier drops and returns as a real NIC's does, kept with
+ * quiet-reset; ethtool -S resets counts each): the engines parked, the
+ * NAPIs off, the queue count changed, the rings exchanged and the old
+ * ones freed. Nothing in the reset allocates but the queue count's sysfs
+ * entries, and when they fail the old rings go back in.
  */
 int ktg_nic_reconfigure(struct ktg_nic *nic, u32 channels, u32 rx_ring,
 			u32 tx_ring, struct netlink_ext_ack *extack)
 {
+	struct task_struct *pe = ktg_nic_peer_engine(nic);
 	struct net_device *dev = nic->dev;
-	u32 old_ch = dev->real_num_rx_queues;
-	u32 old_rx = nic->rx_ring, old_tx = nic->tx_ring;
-	bool running = netif_running(dev);
+	u32 had = dev->real_num_rx_queues;
+	struct ktg_nic_rings *r;
+	unsigned int q;
 	int err;
 
-	if (running) {
-		nic->resets++;
-		ktg_nic_down(nic, READ_ONCE(nic->priv_flags) & BIT(KTG_NIC_PF_QUIET_RESET));
-	}
-	err = netif_set_real_num_queues(dev, channels, channels);
-	if (err) {
-		NL_SET_ERR_MSG_MOD(extack, "cannot change the number of queues");
-	} else {
+	if (!nic->up) {
+		err = netif_set_real_num_queues(dev, channels, channels);
+		if (err) {
+			NL_SET_ERR_MSG_MOD(extack, "cannot change the number of queues");
+			return err;
+		}
 		nic->rx_ring = rx_ring;
 		nic->tx_ring = tx_ring;
+		return 0;
 	}
-	if (!running)
-		return err;
-	if (!err) {
-		err = ktg_nic_up(nic);
-		if (!err) {
-			/* What the qdisc held over the reset goes now. */
-			netif_tx_wake_all_queues(dev);
-			return 0;
-		}
-		if (err == -ENOSPC)
-			NL_SET_ERR_MSG_MOD(extack,
-					   "the new rings' pages exceed ktgen_nic's page budget (parameter budget): old settings restored");
-		else
-			NL_SET_ERR_MSG_MOD(extack,
-					   "cannot allocate the new rings: old settings restored");
+	r = ktg_nic_rings_alloc(nic, channels, rx_ring, tx_ring);
+	if (IS_ERR(r) && PTR_ERR(r) == -ENOSPC)
+		NL_SET_ERR_MSG_MOD(extack, "new and old rings exceed page budget: nothing changed");
+	else if (IS_ERR(r))
+		NL_SET_ERR_MSG_MOD(extack, "cannot allocate the new rings: nothing changed");
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+
+	nic->resets++;
+	if (!(READ_ONCE(nic->priv_flags) & BIT(KTG_NIC_PF_QUIET_RESET)))
+		ktg_nic_carrier(nic, false);
+	/* The engine first (ktg_nic_down() says why), then the peer's. */
+	kthread_park(nic->engine);
+	netif_tx_disable(dev);
+	if (pe)
+		kthread_park(pe);
+	ktg_nic_napi_off(nic);
+
+	err = netif_set_real_num_queues(dev, channels, channels);
+	if (err) {
+		/* The old rings stay, with what they hold for the engine. */
+		NL_SET_ERR_MSG_MOD(extack, "cannot change the number of queues: nothing changed");
+	} else {
+		/* What the old transmit rings hold is freed unsent. */
+		for (q = 0; q < had; q++)
+			netdev_tx_reset_queue(netdev_get_tx_queue(dev, q));
+		ktg_nic_rings_swap(nic, r, had);
 	}
-	nic->rx_ring = old_rx;
-	nic->tx_ring = old_tx;
-	if (netif_set_real_num_queues(dev, old_ch, old_ch) || ktg_nic_up(nic))
-		ktg_nic_reopen_failed(nic, extack);
+
+	ktg_nic_napi_on(nic);
+	if (pe)
+		kthread_unpark(pe);
+	kthread_unpark(nic->engine);
+	/* What the qdisc held over the reset goes now. */
+	netif_tx_wake_all_queues(dev);
+	ktg_nic_carrier(nic, true);
+	ktg_nic_rings_free(r);
 	return err;
 }
 

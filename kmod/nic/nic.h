@@ -131,12 +131,19 @@ struct ktg_nic_rx_desc {
 
 struct ktg_nic;
 
-struct ktg_nic_rq {
-	struct napi_struct	napi;
-	struct ktg_nic		*nic;
+/* A receive ring's memory: what ktg_nic_rxr_alloc() builds before it goes
+ * in, and what comes out to be freed.
+ */
+struct ktg_nic_rxr {
 	struct page_pool	*pool;
 	struct ktg_nic_rx_desc	*desc;
 	u32			mask;		/* ring size - 1 */
+};
+
+struct ktg_nic_rq {
+	struct napi_struct	napi;
+	struct ktg_nic		*nic;
+	struct ktg_nic_rxr	ring;
 	u32			next_to_use;	/* NAPI posts, release */
 	u32			next_to_clean;	/* NAPI only */
 	u32			next_to_fill;	/* the peer's engine only */
@@ -231,8 +238,9 @@ int ktg_nic_charge(u64 bytes);
 void ktg_nic_uncharge(u64 bytes);
 
 /* rx.c: receive rings, their NAPI and its interrupt. */
-int ktg_nic_rq_alloc(struct ktg_nic *nic, struct ktg_nic_rq *rq);
-void ktg_nic_rq_free(struct ktg_nic_rq *rq);
+int ktg_nic_rxr_alloc(struct ktg_nic *nic, u32 size, struct ktg_nic_rxr *r);
+void ktg_nic_rxr_free(struct ktg_nic_rxr *r);
+void ktg_nic_rq_swap(struct ktg_nic_rq *rq, struct ktg_nic_rxr *r);
 int ktg_nic_poll(struct napi_struct *napi, int budget);
 void ktg_nic_irq(void *arg);
 void ktg_nic_raise(struct ktg_nic_rq *rq);

@@ -18,13 +18,13 @@ static void ktg_nic_refill(struct ktg_nic_rq *rq, gfp_t gfp)
 	u32 use = rq->next_to_use;
 	struct page *page;
 
-	while (use - rq->next_to_clean <= rq->mask) {
-		page = page_pool_alloc_pages(rq->pool, gfp | __GFP_NOWARN);
+	while (use - rq->next_to_clean <= rq->ring.mask) {
+		page = page_pool_alloc_pages(rq->ring.pool, gfp | __GFP_NOWARN);
 		if (!page) {
 			ktg_ctr_add(&rq->ctrs, KTG_RQ_ALLOC_FAIL, 1);
 			break;
 		}
-		rq->desc[use & rq->mask].page = page;
+		rq->ring.desc[use & rq->ring.mask].page = page;
 		use++;
 	}
 	if (use == rq->next_to_use)
@@ -44,7 +44,7 @@ static struct sk_buff *ktg_nic_copy_whole(struct ktg_nic_rq *rq, struct page *pa
 	if (!skb)
 		return NULL;
 	skb_put_data(skb, va, len);
-	page_pool_recycle_direct(rq->pool, page);
+	page_pool_recycle_direct(rq->ring.pool, page);
 	ktg_ctr_add(&rq->ctrs, KTG_RQ_COPIED, 1);
 	ktg_ctr_add(&rq->ctrs, KTG_RQ_COPIED_BYTES, len);
 	ktg_ctr_add(&rq->ctrs, KTG_RQ_PAGE_REUSE, 1);
@@ -63,7 +63,7 @@ static struct sk_buff *ktg_nic_split(struct ktg_nic_rq *rq, struct page *page,
 	hlen = eth_get_headlen(rq->nic->dev, va, KTG_NIC_HDR_SIZE);
 	skb_put_data(skb, va, hlen);
 	skb_add_rx_frag(skb, 0, page, KTG_NIC_HEADROOM + hlen, len - hlen, PAGE_SIZE);
-	ktg_skb_mark_for_recycle(skb, rq->pool, page);
+	ktg_skb_mark_for_recycle(skb, rq->ring.pool, page);
 	ktg_ctr_add(&rq->ctrs, KTG_RQ_SPLIT, 1);
 	ktg_ctr_add(&rq->ctrs, KTG_RQ_COPIED_BYTES, hlen);
 	return skb;
@@ -77,7 +77,7 @@ static struct sk_buff *ktg_nic_build(struct ktg_nic_rq *rq, struct page *page, u
 		return NULL;
 	skb_reserve(skb, KTG_NIC_HEADROOM);
 	skb_put(skb, len);
-	ktg_skb_mark_for_recycle(skb, rq->pool, page);
+	ktg_skb_mark_for_recycle(skb, rq->ring.pool, page);
 	ktg_ctr_add(&rq->ctrs, KTG_RQ_BUILT, 1);
 	return skb;
 }
@@ -130,14 +130,14 @@ frags:
 		goto drop;
 	skb_add_rx_frag(skb, skb_shinfo(skb)->nr_frags, d->page, KTG_NIC_HEADROOM,
 			len, PAGE_SIZE);
-	ktg_skb_mark_for_recycle(skb, rq->pool, d->page);
+	ktg_skb_mark_for_recycle(skb, rq->ring.pool, d->page);
 	ktg_ctr_add(&rq->ctrs, KTG_RQ_FRAGS, 1);
 	ktg_nic_rx_meta(rq, skb, d->hash);
 	napi_gro_frags(&rq->napi);
 	return;
 
 drop:
-	page_pool_recycle_direct(rq->pool, d->page);
+	page_pool_recycle_direct(rq->ring.pool, d->page);
 	ktg_ctr_add(&rq->ctrs, KTG_RQ_DROPS, 1);
 }
 
@@ -151,7 +151,7 @@ int ktg_nic_poll(struct napi_struct *napi, int budget)
 	int done = 0;
 
 	while (done < budget) {
-		d = &rq->desc[rq->next_to_clean & rq->mask];
+		d = &rq->ring.desc[rq->next_to_clean & rq->ring.mask];
 		if (!ktg_nic_desc_done(d))
 			break;
 		ktg_nic_rx_one(rq, d, style, copybreak);
@@ -164,7 +164,7 @@ int ktg_nic_poll(struct napi_struct *napi, int budget)
 
 	if (done < budget && napi_complete_done(napi, done)) {
 		/* A frame completed after the loop looked: poll again. */
-		d = &rq->desc[rq->next_to_clean & rq->mask];
+		d = &rq->ring.desc[rq->next_to_clean & rq->ring.mask];
 		if (ktg_nic_desc_done(d))
 			napi_schedule(napi);
 	}
@@ -199,62 +199,75 @@ void ktg_nic_raise(struct ktg_nic_rq *rq)
 		ktg_nic_irq(rq);
 }
 
-void ktg_nic_rq_free(struct ktg_nic_rq *rq)
+/* A ring's buffers back to its pool, the pool destroyed (it waits for
+ * the pages still in skbs), the pages given back to the budget.
+ */
+void ktg_nic_rxr_free(struct ktg_nic_rxr *r)
 {
 	u32 i;
 
-	if (!rq->desc)
+	if (!r->desc)
 		return;
-	for (i = 0; i <= rq->mask; i++)
-		if (rq->desc[i].page)
-			page_pool_put_full_page(rq->pool, rq->desc[i].page, false);
-	kvfree(rq->desc);
-	rq->desc = NULL;
-	page_pool_destroy(rq->pool);
-	rq->pool = NULL;
-	ktg_nic_uncharge((u64)(rq->mask + 1) << PAGE_SHIFT);
+	for (i = 0; i <= r->mask; i++)
+		if (r->desc[i].page)
+			page_pool_put_full_page(r->pool, r->desc[i].page, false);
+	kvfree(r->desc);
+	page_pool_destroy(r->pool);
+	ktg_nic_uncharge((u64)(r->mask + 1) << PAGE_SHIFT);
+	memset(r, 0, sizeof(*r));
 }
 
-/* A ring's pages (a page a descriptor, as long as the ring is up) are
- * charged to the module's budget.
+/* A receive ring of @size buffers for @nic, every one posted (a page a
+ * descriptor, as long as the ring lives, charged to the module's budget):
+ * built whole before it replaces the ring in use (ktg_nic_rq_swap()).
  */
-int ktg_nic_rq_alloc(struct ktg_nic *nic, struct ktg_nic_rq *rq)
+int ktg_nic_rxr_alloc(struct ktg_nic *nic, u32 size, struct ktg_nic_rxr *r)
 {
 	struct page_pool_params pp = {
 		.order		= 0,
-		.pool_size	= nic->rx_ring,
+		.pool_size	= size,
 		.nid		= NUMA_NO_NODE,
 	};
-	u64 bytes = (u64)nic->rx_ring << PAGE_SHIFT;
+	u64 bytes = (u64)size << PAGE_SHIFT;
+	struct page_pool *pool;
+	u32 i;
 	int err;
 
 	err = ktg_nic_charge(bytes);
 	if (err)
 		return err;
 	ktg_page_pool_set_netdev(&pp, nic->dev);
-	rq->desc = kvcalloc(nic->rx_ring, sizeof(*rq->desc), GFP_KERNEL);
-	if (!rq->desc) {
+	pool = page_pool_create(&pp);
+	if (IS_ERR(pool)) {
+		ktg_nic_uncharge(bytes);
+		return PTR_ERR(pool);
+	}
+	r->desc = kvcalloc(size, sizeof(*r->desc), GFP_KERNEL);
+	if (!r->desc) {
+		page_pool_destroy(pool);
 		ktg_nic_uncharge(bytes);
 		return -ENOMEM;
 	}
-	rq->pool = page_pool_create(&pp);
-	if (IS_ERR(rq->pool)) {
-		err = PTR_ERR(rq->pool);
-		rq->pool = NULL;
-		kvfree(rq->desc);
-		rq->desc = NULL;
-		ktg_nic_uncharge(bytes);
-		return err;
-	}
-	rq->mask = nic->rx_ring - 1;
-	rq->next_to_use = 0;
-	rq->next_to_clean = 0;
-	rq->next_to_fill = 0;
-	/* The pool's only user until its NAPI runs: it may sleep here. */
-	ktg_nic_refill(rq, GFP_KERNEL);
-	if (rq->next_to_use != nic->rx_ring) {
-		ktg_nic_rq_free(rq);
-		return -ENOMEM;
+	r->pool = pool;
+	r->mask = size - 1;
+	/* Nobody else uses the pool before its NAPI: it may sleep here. */
+	for (i = 0; i < size; i++) {
+		r->desc[i].page = page_pool_alloc_pages(pool, GFP_KERNEL | __GFP_NOWARN);
+		if (!r->desc[i].page) {
+			ktg_nic_rxr_free(r);
+			return -ENOMEM;
+		}
 	}
 	return 0;
+}
+
+/* Exchange @rq's ring and @r, with its NAPI off and the peer's engine
+ * parked: every buffer of a ring coming in is posted, none filled.
+ */
+void ktg_nic_rq_swap(struct ktg_nic_rq *rq, struct ktg_nic_rxr *r)
+{
+	swap(rq->ring, *r);
+	rq->next_to_clean = 0;
+	rq->next_to_fill = 0;
+	rq->next_to_use = rq->ring.desc ? rq->ring.mask + 1 : 0;
 }
