@@ -8,7 +8,7 @@
  * outcome before anything is cleaned up.
  *
  *   nlfault [-s] [-r] [-d] [-e] [-w] [-b 'CMD SPEC...']... request CMD [SPEC]...
- *   nlfault [-m] [-b 'CLI-COMMAND']... cli 'CLI-COMMAND' 'CLI-UNDO'
+ *   nlfault [-m] [-t POINTS] [-b 'CLI-COMMAND']... cli 'CLI-COMMAND' 'CLI-UNDO'
  *   nlfault load MODULE.ko
  *
  * SPEC is TYPE:KIND:VALUE (attrspec.c); a VALUE of @ is the id (attribute
@@ -39,14 +39,16 @@
  *     works again with no fault.
  * At the end, after cleanup, the census is the one the walk began with.
  *
- * cli: a command of the CLI's own (nic, dev: "nic add ktgf0 peer ktgf1"),
+ * cli: a command of the CLI's own (nic, dev: "nic add ktgf0 peer ktgf1";
+ * knob: "knob ktgf0 rings rx 128", the knob's write alone),
  * called in this task, after the -b commands (the CLI's too, or "!" and a
  * shell command), and
  * CLI-UNDO after each attempt. A success leaves the census the command
  * leaves with no fault; a failure exits 1, leaves the census as it was
  * and, under -m, when the failed allocation was ktgen's, prints the
  * kernel's message; CLI-UNDO brings the census back to the one the walk
- * began with.
+ * began with. With -t, the allocations fail from POINTS points of the
+ * command on, not one at a time (fault_cli_tail()).
  *
  * load: the module's load failed site by site (a failure leaves the next
  * load and unload working), then its unload (fault_unload()).
@@ -55,6 +57,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,13 +68,18 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <net/if.h>
+#include <linux/if.h>
 #include <linux/genetlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/ktgen.h>
 
 #include "ktgen.h"
 #include "nl.h"
 #include "print.h"
 #include "attrspec.h"
+#include "dev.h"
+#include "knob.h"
 
 struct opts opts;
 
@@ -272,6 +281,7 @@ struct census {
 	unsigned int	workers;	/* ktgen/ threads */
 	unsigned int	engines;	/* ktgen-nic/ threads */
 	unsigned int	devs;		/* network devices */
+	unsigned int	carriers;	/* of them, those up with a carrier */
 	uint64_t	used;		/* charged buffer bytes */
 	long		nic_used;	/* ktgen_nic's ring pages, bytes */
 	long		sockets;	/* TCP and UDP sockets someone holds, kernel's too */
@@ -439,18 +449,50 @@ static void count_threads(unsigned int *workers, unsigned int *engines)
 	closedir(proc);
 }
 
-static unsigned int count_devs(void)
-{
-	unsigned int n = 0;
-	struct dirent *d;
-	DIR *dir = opendir("/sys/class/net");
+/* The network devices, and those of them up with a carrier, from one
+ * rtnetlink dump (a file read per device would cost more than the walk's
+ * own request).
+ */
+static struct mnl_socket *rtnl;
 
-	if (!dir)
-		return 0;
-	while ((d = readdir(dir)))
-		n += d->d_name[0] != '.';
-	closedir(dir);
-	return n;
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	struct census *c = data;
+
+	if (nlh->nlmsg_type != RTM_NEWLINK)
+		return MNL_CB_OK;
+	c->devs++;
+	c->carriers += (ifi->ifi_flags & (IFF_UP | IFF_LOWER_UP)) == (IFF_UP | IFF_LOWER_UP);
+	return MNL_CB_OK;
+}
+
+static int count_devs(struct census *c)
+{
+	static char buf[65536];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	unsigned int seq = (unsigned int)time(NULL);
+	ssize_t n;
+	int ret;
+
+	if (!rtnl) {
+		rtnl = mnl_socket_open(NETLINK_ROUTE);
+		if (!rtnl || mnl_socket_bind(rtnl, 0, MNL_SOCKET_AUTOPID) < 0)
+			return -1;
+	}
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	mnl_nlmsg_put_extra_header(nlh, sizeof(struct ifinfomsg));
+	if (mnl_socket_sendto(rtnl, nlh, nlh->nlmsg_len) < 0)
+		return -1;
+	do {
+		n = mnl_socket_recvfrom(rtnl, buf, sizeof(buf));
+		if (n < 0)
+			return -1;
+		ret = mnl_cb_run(buf, n, seq, mnl_socket_get_portid(rtnl), link_cb, c);
+	} while (ret == MNL_CB_OK);
+	return ret == MNL_CB_ERROR ? -1 : 0;
 }
 
 /* TCP and UDP sockets someone holds, the kernel's too: sockstat's and
@@ -492,7 +534,8 @@ static int census_take(struct nl_ctx *ctx, struct census *c)
 	    nl_request(ctx, nl_msg_start(ctx, KTGEN_CMD_GET_CONFIG, 0), NULL, config_cb, c))
 		return -1;
 	count_threads(&c->workers, &c->engines);
-	c->devs = count_devs();
+	if (count_devs(c))
+		return -1;
 	c->sockets = held_sockets();
 	c->refcnt = read_long("/sys/module/ktgen/refcnt", NULL);
 	c->nic_used = read_long("/sys/module/ktgen_nic/parameters/budget_used", NULL);
@@ -502,9 +545,9 @@ static int census_take(struct nl_ctx *ctx, struct census *c)
 
 static void census_str(const struct census *c, char *buf, size_t len)
 {
-	snprintf(buf, len, "%u sinks, %u runs (%u running, %u bad%s%s%s), %u workers, %u devices, %u NIC engines, %llu bytes charged, %ld NIC ring bytes, %ld sockets, %ld module refs, %ld NIC module refs",
+	snprintf(buf, len, "%u sinks, %u runs (%u running, %u bad%s%s%s), %u workers, %u devices (%u with carrier), %u NIC engines, %llu bytes charged, %ld NIC ring bytes, %ld sockets, %ld module refs, %ld NIC module refs",
 		 c->sinks, c->runs, c->running, c->bad_runs, c->bad_runs ? ": " : "", c->why,
-		 c->bad_runs > 1 ? ", ..." : "", c->workers, c->devs, c->engines,
+		 c->bad_runs > 1 ? ", ..." : "", c->workers, c->devs, c->carriers, c->engines,
 		 (unsigned long long)c->used, c->nic_used, c->sockets, c->refcnt, c->nic_refcnt);
 }
 
@@ -512,7 +555,7 @@ static bool census_same(const struct census *a, const struct census *b)
 {
 	return a->sinks == b->sinks && a->runs == b->runs && a->running == b->running &&
 	       a->bad_runs == b->bad_runs && a->workers == b->workers && a->used == b->used &&
-	       a->engines == b->engines && a->devs == b->devs &&
+	       a->engines == b->engines && a->devs == b->devs && a->carriers == b->carriers &&
 	       a->sockets == b->sockets && a->refcnt == b->refcnt &&
 	       a->nic_used == b->nic_used && a->nic_refcnt == b->nic_refcnt;
 }
@@ -654,12 +697,13 @@ static int run_setup(struct nl_ctx *ctx)
 }
 
 static unsigned int bad;
+static const char *step = "nth";	/* what judge_fail()'s N counts */
 
 static void __attribute__((format(printf, 2, 3))) judge_fail(unsigned int n, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("not ok - nth=%u: ", n);
+	printf("not ok - %s=%u: ", step, n);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -806,6 +850,36 @@ static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 
 /* ---- CLI commands (ktgen-nic's rtnetlink and ethtool operations) ---- */
 
+/* "knob IFNAME KNOB...": each knob's write alone (its ethtool request or
+ * sysfs write), without what `dev set` does around it (read, wait for the
+ * carrier, read back): the device's change is what is judged, not a
+ * CLI's wait that a failing allocation makes time out.
+ */
+static int knob_set_only(int argc, char **argv)
+{
+	struct knob_list l = {};
+	int i = 1, n, rc = EXIT_OK;
+	size_t k;
+
+	if (argc < 2)
+		return EXIT_USAGE;
+	for (; i < argc; i += n) {
+		n = knob_parse(&l, argv[0], NULL, argc - i, argv + i);
+		if (n <= 0) {
+			knobs_free(&l);
+			return EXIT_USAGE;
+		}
+	}
+	for (k = 0; k < l.n && rc == EXIT_OK; k++) {
+		struct knob *kn = &l.k[k];
+
+		if ((kn->type->resolve && kn->type->resolve(kn)) || kn->type->set(kn, kn->want))
+			rc = EXIT_FAIL;
+	}
+	knobs_free(&l);
+	return rc;
+}
+
 /* The CLI's own code for OBJECT (tools/), called in this task so that
  * its requests meet the armed fault.
  */
@@ -829,6 +903,8 @@ static int cli_call(char *line, int err_fd)
 		rc = do_nic(argc - 1, argv + 1);
 	else if (!strcmp(argv[0], "dev"))
 		rc = do_dev(argc - 1, argv + 1);
+	else if (!strcmp(argv[0], "knob"))
+		rc = knob_set_only(argc - 1, argv + 1);
 	else
 		rc = EXIT_USAGE;
 	fflush(stderr);
@@ -857,13 +933,27 @@ static bool cli_explained(int fd, char *text, size_t len)
 	return explained;
 }
 
+/* The -b commands, with no fault: non-zero (and said) when one failed. */
+static int run_setup_cli(int err_fd)
+{
+	int i;
+
+	for (i = 0; i < nsetup; i++)
+		if (cli_call(setup[i], err_fd)) {
+			printf("not ok - the setup '%s' failed\n", setup[i]);
+			bad++;
+			return -1;
+		}
+	return 0;
+}
+
 static int fault_cli(char *req, char *undo)
 {
 	double t0 = now_s();
 	struct census start, want, before, now;
 	char a[512], b[512], text[512];
 	unsigned int n, errors = 0, ours = 0, copies = 0;
-	int quiet, err_fd, i, rc;
+	int quiet, err_fd, rc;
 	struct nl_ctx ctx;
 
 	quiet = open("/dev/null", O_WRONLY);
@@ -871,11 +961,8 @@ static int fault_cli(char *req, char *undo)
 	if (quiet < 0 || err_fd < 0 || nl_open(&ctx) || census_take(&ctx, &start))
 		return EXIT_FAIL;
 	/* What the commands do with no fault: the census a success leaves. */
-	for (i = 0; i < nsetup; i++)
-		if (cli_call(setup[i], 2)) {
-			printf("not ok - the setup '%s' failed\n", setup[i]);
-			return EXIT_FAIL;
-		}
+	if (run_setup_cli(2))
+		return EXIT_FAIL;
 	if (cli_call(req, 2)) {
 		printf("not ok - '%s' failed with no fault\n", req);
 		return EXIT_FAIL;
@@ -891,11 +978,8 @@ static int fault_cli(char *req, char *undo)
 	for (n = 1; n < MAX_NTH; n++) {
 		bool unused;
 
-		for (i = 0; i < nsetup; i++)
-			if (cli_call(setup[i], 2)) {
-				judge_fail(n, "the setup '%s' failed", setup[i]);
-				goto out;
-			}
+		if (run_setup_cli(2))
+			break;
 		if (ftruncate(err_fd, 0) || lseek(err_fd, 0, SEEK_SET) ||
 		    census_take(&ctx, &before))
 			break;
@@ -949,13 +1033,249 @@ static int fault_cli(char *req, char *undo)
 		if (unused || bad > 20)
 			break;
 	}
-out:
 	nl_close(&ctx);
 	close(quiet);
 	close(err_fd);
 	printf("# '%s': %u fault sites, %u refused (%u in ktgen's own code, %u user copies), %u bad, %.0f s (%.1f s waiting for the census to settle)\n",
 	       req, n - 1, errors, ours, copies, bad, now_s() - t0, settle_waits / 20.0);
 	return bad || n >= MAX_NTH ? EXIT_FAIL : EXIT_OK;
+}
+
+/* ---- -t: failures from a point of the command on ---- */
+
+/* fail-nth fails one allocation; a command whose error path allocates
+ * again (to undo, to restore) is only proven by failures that go on. -t K
+ * arms failslab and fail_page_alloc for this task alone (task filter,
+ * make-it-fail) so that every allocation fails once the injector's
+ * "space" is spent (failslab counts bytes, fail_page_alloc pages):
+ * measured once with no failure, the command is then failed from K points
+ * spread over what it spends, 0 to (K - 1) / K of it.
+ */
+#define TAIL_TIMES	1000000
+#define TAIL_SPACE	(1L << 30)
+static const char *const tail_inj[] = { "failslab", "fail_page_alloc" };
+#define NTAIL	(sizeof(tail_inj) / sizeof(tail_inj[0]))
+static int make_it_fail_fd = -1;
+static unsigned int tail_points;
+
+static void inj_set(const char *inj, const char *file, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), DEBUGFS "/%s/%s", inj, file);
+	write_file(path, val);
+}
+
+static long inj_get(const char *inj, const char *file)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), DEBUGFS "/%s/%s", inj, file);
+	return read_long(path, NULL);
+}
+
+static void tail_disarm(void)
+{
+	size_t i;
+
+	for (i = 0; i < NTAIL; i++) {
+		inj_set(tail_inj[i], "probability", "0");
+		inj_set(tail_inj[i], "task-filter", "N");
+		inj_set(tail_inj[i], "space", "0");
+	}
+	inj_set("fail_page_alloc", "ignore-gfp-highmem", "N");
+}
+
+static void tail_killed(int sig)
+{
+	tail_disarm();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* A page fault of this process whose allocation fails is retried for
+ * ever (the fault ends in VM_FAULT_OOM, and user space faults again):
+ * everything it will touch is made present first. The heap grown and
+ * kept (no trimming, nothing from mmap), the stack grown, all of it
+ * locked in with its page tables; and user pages (highmem allocations)
+ * are not failed.
+ */
+static void __attribute__((noinline)) stack_grow(void)
+{
+	volatile char buf[256 << 10];
+
+	memset((char *)buf, 0, sizeof(buf));
+}
+
+static int tail_prepare(void)
+{
+	void *heap;
+
+	mallopt(M_MMAP_THRESHOLD, 64 << 20);
+	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	heap = malloc(16 << 20);
+	if (!heap)
+		return -1;
+	memset(heap, 0, 16 << 20);
+	free(heap);
+	stack_grow();
+	if (mlockall(MCL_CURRENT))
+		return -1;
+	signal(SIGTERM, tail_killed);
+	signal(SIGINT, tail_killed);
+	return 0;
+}
+
+/* @req in this task, its allocations failing once @space is spent; what
+ * each injector saw spent (@spent, with no failure) and how many
+ * allocations failed (returned).
+ */
+static long tail_call(char *req, int err_fd, const long *space, long *spent, int *rc)
+{
+	char v[24];
+	long failed = 0;
+	size_t i;
+
+	inj_set("fail_page_alloc", "ignore-gfp-highmem", "Y");
+	for (i = 0; i < NTAIL; i++) {
+		snprintf(v, sizeof(v), "%ld", space[i]);
+		inj_set(tail_inj[i], "space", v);
+		inj_set(tail_inj[i], "times", "1000000");
+		inj_set(tail_inj[i], "interval", "1");
+		inj_set(tail_inj[i], "task-filter", "Y");
+		inj_set(tail_inj[i], "probability", "100");
+	}
+	if (pwrite(make_it_fail_fd, "1", 1, 0) != 1) {
+		perror("nlfault: make-it-fail");
+		exit(EXIT_FAIL);
+	}
+	*rc = cli_call(req, err_fd);
+	while (pwrite(make_it_fail_fd, "0", 1, 0) != 1)
+		;
+	for (i = 0; i < NTAIL; i++) {
+		spent[i] = space[i] - inj_get(tail_inj[i], "space");
+		failed += TAIL_TIMES - inj_get(tail_inj[i], "times");
+	}
+	tail_disarm();
+	return failed;
+}
+
+/* The census back to @a or to @b (5 s at most). */
+static bool census_settle_either(struct nl_ctx *ctx, struct census *now,
+				 const struct census *a, const struct census *b)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (census_take(ctx, now))
+			return false;
+		if (census_same(now, a) || census_same(now, b))
+			return true;
+		usleep(50000);
+		settle_waits++;
+	}
+	return false;
+}
+
+/* Judged as a walk's attempt (fault_cli()), but for what the failures
+ * that go on make of the answer: the command may fail after what it
+ * changed (reading it back), so a failure leaves the census as it was or
+ * as the success leaves it, never anything else; and the kernel's answer
+ * itself may be lost (no "Error: "), so only an answer it gave must carry
+ * the message (-m).
+ */
+static int fault_cli_tail(char *req, char *undo, unsigned int points)
+{
+	double t0 = now_s();
+	struct census start, want, before, now;
+	long space[NTAIL], total[NTAIL], spent[NTAIL], failed, injected = 0;
+	char a[512], b[512], text[512];
+	unsigned int k, errors = 0, ours = 0, survived = 0;
+	int quiet, err_fd, rc;
+	struct nl_ctx ctx;
+	size_t i;
+
+	make_it_fail_fd = open("/proc/thread-self/make-it-fail", O_RDWR | O_CLOEXEC);
+	quiet = open("/dev/null", O_WRONLY);
+	err_fd = memfd_create("nlfault-stderr", 0);
+	if (make_it_fail_fd < 0 || quiet < 0 || err_fd < 0 || nl_open(&ctx) ||
+	    census_take(&ctx, &start) || tail_prepare()) {
+		perror("nlfault: -t");
+		return EXIT_FAIL;
+	}
+	atexit(tail_disarm);
+	step = "point";
+	/* What the command spends and leaves with no failure. */
+	for (i = 0; i < NTAIL; i++)
+		space[i] = TAIL_SPACE;
+	if (run_setup_cli(2) || tail_call(req, 2, space, total, &rc) || rc) {
+		printf("not ok - '%s' failed with no fault\n", req);
+		return EXIT_FAIL;
+	}
+	usleep(200000);
+	census_take(&ctx, &want);
+	cli_call(undo, quiet);
+	if (!census_settle(&ctx, &now, &start)) {
+		census_str(&now, a, sizeof(a));
+		printf("not ok - '%s' left %s\n", undo, a);
+		return EXIT_FAIL;
+	}
+	for (k = 0; k < points && bad <= 20; k++) {
+		for (i = 0; i < NTAIL; i++)
+			space[i] = total[i] * k / points;
+		if (run_setup_cli(2))
+			break;
+		if (ftruncate(err_fd, 0) || lseek(err_fd, 0, SEEK_SET) ||
+		    census_take(&ctx, &before))
+			break;
+		kmsg_skip();
+		failed = tail_call(req, err_fd, space, spent, &rc);
+		injected += failed;
+		if (rc == 0) {
+			survived += failed > 0;
+			if (!census_settle(&ctx, &now, &want)) {
+				census_str(&want, a, sizeof(a));
+				census_str(&now, b, sizeof(b));
+				judge_fail(k, "succeeded and left %s; with no fault: %s", b, a);
+			}
+		} else if (!failed) {
+			cli_explained(err_fd, text, sizeof(text));
+			judge_fail(k, "failed with no fault (exit %d): %s", rc, text);
+		} else {
+			bool explained = cli_explained(err_fd, text, sizeof(text));
+			struct fault_seen seen;
+
+			kmsg_fault(&seen);
+			errors++;
+			ours += seen.in_ktgen;
+			if (rc != EXIT_FAIL)
+				judge_fail(k, "exit %d, not 1 (%s): %s", rc, fault_where(&seen), text);
+			else if (cli_msg && seen.in_ktgen && strstr(text, "Error: ") && !explained)
+				judge_fail(k, "'%s' with no message of the kernel's (a failure: %s)",
+					   text, seen.frame);
+			if (!census_settle_either(&ctx, &now, &before, &want)) {
+				census_str(&before, a, sizeof(a));
+				census_str(&now, b, sizeof(b));
+				judge_fail(k, "exit %d (%s, %ld allocations failed) left %s; before: %s",
+					   rc, text, failed, b, a);
+			}
+		}
+		cli_call(undo, quiet);
+		if (!census_settle(&ctx, &now, &start)) {
+			census_str(&start, a, sizeof(a));
+			census_str(&now, b, sizeof(b));
+			judge_fail(k, "after '%s' (exit %d%s%s) and '%s': %s; before: %s", req, rc,
+				   rc ? ": " : "", rc ? text : "", undo, b, a);
+		}
+		printf("# point %u: from %ld bytes, %ld page allocations on: exit %d, %ld failed (%.0f s)\n",
+		       k, space[0], space[1], rc, failed, now_s() - t0);
+	}
+	nl_close(&ctx);
+	close(quiet);
+	close(err_fd);
+	printf("# '%s': failures from %u points on (of %ld bytes of slab, %ld page allocations), %u refused (%u in ktgen's own code), %u survived, %ld allocations failed, %u bad, %.0f s\n",
+	       req, k, total[0], total[1], errors, ours, survived, injected, bad, now_s() - t0);
+	return bad || k < points ? EXIT_FAIL : EXIT_OK;
 }
 
 /* The module's name: the file's, without directories or ".ko". */
@@ -1071,6 +1391,9 @@ int main(int argc, char **argv)
 			dump = true;
 		} else if (!strcmp(argv[1], "-m")) {
 			cli_msg = true;
+		} else if (!strcmp(argv[1], "-t") && argc > 2 && atoi(argv[2]) > 0) {
+			tail_points = atoi(argv[2]);
+			argc--, argv++;
 		} else if (!strcmp(argv[1], "-w")) {
 			setup_wait = true;
 		} else if (!strcmp(argv[1], "-e")) {
@@ -1085,7 +1408,7 @@ int main(int argc, char **argv)
 	}
 	if (argc < 3) {
 		fputs("usage: nlfault [-s] [-r] [-d] [-e] [-w] [-b 'CMD SPEC...']... request CMD [SPEC]...\n"
-		      "       nlfault [-m] [-b 'CLI-COMMAND']... cli 'CLI-COMMAND' 'CLI-UNDO'\n"
+		      "       nlfault [-m] [-t POINTS] [-b 'CLI-COMMAND']... cli 'CLI-COMMAND' 'CLI-UNDO'\n"
 		      "       nlfault load MODULE.ko\n", stderr);
 		return EXIT_USAGE;
 	}
@@ -1105,6 +1428,8 @@ int main(int argc, char **argv)
 			return EXIT_FAIL;
 		print_init(null, false, false);
 		verbose_on();
+		if (tail_points)
+			return fault_cli_tail(argv[2], argv[3], tail_points);
 		return fault_cli(argv[2], argv[3]);
 	}
 	if (!strcmp(argv[1], "request") && !parse_u64(argv[2], &cmd) && cmd < 256) {

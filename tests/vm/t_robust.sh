@@ -226,6 +226,31 @@ t_fault_nic()
 }
 case_add fault_nic t_fault_nic 600
 
+# The virtual NIC's rings and channels rebuilt on a pair that is up (the
+# knob's ethtool request alone), its allocations failing from 16 points
+# of the change on (nlfault -t: what an error path allocates to restore
+# the old rings fails as well): a
+# change refused leaves the device as it was, rings, engine and carrier;
+# one that went through, as with no failure; ktgen_nic's refusals say
+# why (-m; set_channels has no extack to say it with).
+t_fault_nic_rings()
+{
+	fault_setup
+	load_module
+	$KTGEN nic add ktgf0 peer ktgf1 >/dev/null
+	ethtool -G ktgf0 rx 64
+	ethtool -L ktgf0 combined 1
+	ip link set ktgf0 up
+	ip link set ktgf1 up
+	"$KTGEN_NLFAULT" -m -t 16 cli "knob ktgf0 rings rx 128" "dev set ktgf0 rings rx 64"
+	"$KTGEN_NLFAULT" -t 16 cli "knob ktgf0 channels 2" "dev set ktgf0 channels 1"
+	[ "$(cat /sys/class/net/ktgf0/carrier)" = 1 ] || fail "ktgf0: no carrier after the walks"
+	$KTGEN nic del ktgf0
+	unload_module
+	kmemleak_check
+}
+case_add fault_nic_rings t_fault_nic_rings 600
+
 # Failures where the work happens: allocations and user copies in ktgen's
 # own threads (failslab, fail_page_alloc and fail_usercopy with the task
 # filter; make-it-fail set on every ktgen/ worker, the run's and the
