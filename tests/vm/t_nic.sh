@@ -354,8 +354,9 @@ t_nic_toggle()
 }
 case_add nic_toggle t_nic_toggle 300
 
-# Channels and rings changed on both ends while TCP runs: the carrier
-# drops and returns each time, the connection survives, every byte lands.
+# Channels (fewer, then more) and rings changed on both ends while TCP
+# runs: the carrier drops and returns each time, the connection survives,
+# every byte lands.
 t_nic_reset()
 {
 	local a docs c0 c1 pid
@@ -376,16 +377,18 @@ t_nic_reset()
 	ip netns exec "$NS_B" ethtool -G ktn1 rx 128 tx 128
 	sleep 0.5
 	ip netns exec "$NS_A" ethtool -L ktn0 combined 1
+	sleep 0.5
+	ip netns exec "$NS_B" ethtool -L ktn1 combined 2
 	wait $pid || fail "run across resets: exit $?"
 	json_check "$TCP_DONE" <"$docs" || fail "bytes lost across resets"
 	c1=$(ip netns exec "$NS_B" cat /sys/class/net/ktn1/carrier_changes)
-	[ $((c1 - c0)) -ge 6 ] || fail "carrier changed $((c1 - c0)) times, want >= 6 (three resets)"
+	[ $((c1 - c0)) -ge 8 ] || fail "carrier changed $((c1 - c0)) times, want >= 8 (four resets)"
 	nic_carrier "$NS_B" ktn1 || fail "no carrier after the resets"
-	ip netns exec "$NS_B" ethtool -l ktn1 | grep -A4 Current | grep -q 'Combined:[[:space:]]*1$' ||
-		fail "channels not 1"
+	ip netns exec "$NS_B" ethtool -l ktn1 | grep -A4 Current | grep -q 'Combined:[[:space:]]*2$' ||
+		fail "channels not 2"
 	ip netns exec "$NS_B" ethtool -g ktn1 | grep -A2 Current | grep -q 'RX:[[:space:]]*128$' ||
 		fail "rx ring not 128"
-	log "carrier changes across three resets: $((c1 - c0))"
+	log "carrier changes across four resets: $((c1 - c0))"
 }
 case_add nic_reset t_nic_reset 180
 
