@@ -947,6 +947,58 @@ static int run_setup_cli(int err_fd)
 	return 0;
 }
 
+/* After the command ran with no fault: what it left (@want); its undo
+ * must bring the census back to @start.
+ */
+static int cli_want(struct nl_ctx *ctx, char *undo, int quiet, const struct census *start,
+		    struct census *want)
+{
+	struct census now;
+	char a[512];
+
+	usleep(200000);
+	census_take(ctx, want);
+	cli_call(undo, quiet);
+	if (census_settle(ctx, &now, start))
+		return 0;
+	census_str(&now, a, sizeof(a));
+	printf("not ok - '%s' left %s\n", undo, a);
+	return -1;
+}
+
+/* A success (after failures it survived, or none): the census the
+ * command leaves with no fault.
+ */
+static void cli_judge_success(struct nl_ctx *ctx, unsigned int n, const struct census *want)
+{
+	struct census now;
+	char a[512], b[512];
+
+	if (census_settle(ctx, &now, want))
+		return;
+	census_str(want, a, sizeof(a));
+	census_str(&now, b, sizeof(b));
+	judge_fail(n, "succeeded and left %s; with no fault: %s", b, a);
+}
+
+/* After attempt @n (exit @rc, the CLI's @text): its undo brings the census
+ * back to @start.
+ */
+static void cli_undo(struct nl_ctx *ctx, unsigned int n, const char *req, char *undo, int quiet,
+		     int rc, const char *text, const struct census *start)
+{
+	struct census now;
+	char a[512], b[512];
+
+	cli_call(undo, quiet);
+	if (census_settle(ctx, &now, start))
+		return;
+	census_str(start, a, sizeof(a));
+	census_str(&now, b, sizeof(b));
+	judge_fail(n, "after '%s' (exit %d%s%s) and '%s': %s; before: %s", req, rc,
+		   rc ? ": " : "", rc ? text : "", undo, b, a);
+}
+
 static int fault_cli(char *req, char *undo)
 {
 	double t0 = now_s();
@@ -967,14 +1019,8 @@ static int fault_cli(char *req, char *undo)
 		printf("not ok - '%s' failed with no fault\n", req);
 		return EXIT_FAIL;
 	}
-	usleep(200000);
-	census_take(&ctx, &want);
-	cli_call(undo, quiet);
-	if (!census_settle(&ctx, &now, &start)) {
-		census_str(&now, a, sizeof(a));
-		printf("not ok - '%s' left %s\n", undo, a);
+	if (cli_want(&ctx, undo, quiet, &start, &want))
 		return EXIT_FAIL;
-	}
 	for (n = 1; n < MAX_NTH; n++) {
 		bool unused;
 
@@ -991,11 +1037,7 @@ static int fault_cli(char *req, char *undo)
 			/* Done, with or without a failure it survived: as
 			 * with no fault.
 			 */
-			if (!census_settle(&ctx, &now, &want)) {
-				census_str(&want, a, sizeof(a));
-				census_str(&now, b, sizeof(b));
-				judge_fail(n, "succeeded and left %s; with no fault: %s", b, a);
-			}
+			cli_judge_success(&ctx, n, &want);
 		} else if (unused) {
 			cli_explained(err_fd, text, sizeof(text));
 			judge_fail(n, "failed with no fault (exit %d): %s", rc, text);
@@ -1023,13 +1065,7 @@ static int fault_cli(char *req, char *undo)
 				judge_fail(n, "exit %d (%s) left %s; before: %s", rc, text, b, a);
 			}
 		}
-		cli_call(undo, quiet);
-		if (!census_settle(&ctx, &now, &start)) {
-			census_str(&start, a, sizeof(a));
-			census_str(&now, b, sizeof(b));
-			judge_fail(n, "after '%s' (exit %d%s%s) and '%s': %s; before: %s", req, rc,
-				   rc ? ": " : "", rc ? text : "", undo, b, a);
-		}
+		cli_undo(&ctx, n, req, undo, quiet, rc, text, &start);
 		if (unused || bad > 20)
 			break;
 	}
@@ -1212,14 +1248,8 @@ static int fault_cli_tail(char *req, char *undo, unsigned int points)
 		printf("not ok - '%s' failed with no fault\n", req);
 		return EXIT_FAIL;
 	}
-	usleep(200000);
-	census_take(&ctx, &want);
-	cli_call(undo, quiet);
-	if (!census_settle(&ctx, &now, &start)) {
-		census_str(&now, a, sizeof(a));
-		printf("not ok - '%s' left %s\n", undo, a);
+	if (cli_want(&ctx, undo, quiet, &start, &want))
 		return EXIT_FAIL;
-	}
 	for (k = 0; k < points && bad <= 20; k++) {
 		for (i = 0; i < NTAIL; i++)
 			space[i] = total[i] * k / points;
@@ -1233,11 +1263,7 @@ static int fault_cli_tail(char *req, char *undo, unsigned int points)
 		injected += failed;
 		if (rc == 0) {
 			survived += failed > 0;
-			if (!census_settle(&ctx, &now, &want)) {
-				census_str(&want, a, sizeof(a));
-				census_str(&now, b, sizeof(b));
-				judge_fail(k, "succeeded and left %s; with no fault: %s", b, a);
-			}
+			cli_judge_success(&ctx, k, &want);
 		} else if (!failed) {
 			cli_explained(err_fd, text, sizeof(text));
 			judge_fail(k, "failed with no fault (exit %d): %s", rc, text);
@@ -1260,13 +1286,7 @@ static int fault_cli_tail(char *req, char *undo, unsigned int points)
 					   rc, text, failed, b, a);
 			}
 		}
-		cli_call(undo, quiet);
-		if (!census_settle(&ctx, &now, &start)) {
-			census_str(&start, a, sizeof(a));
-			census_str(&now, b, sizeof(b));
-			judge_fail(k, "after '%s' (exit %d%s%s) and '%s': %s; before: %s", req, rc,
-				   rc ? ": " : "", rc ? text : "", undo, b, a);
-		}
+		cli_undo(&ctx, k, req, undo, quiet, rc, text, &start);
 		printf("# point %u: from %ld bytes, %ld page allocations on: exit %d, %ld failed (%.0f s)\n",
 		       k, space[0], space[1], rc, failed, now_s() - t0);
 	}

@@ -206,34 +206,28 @@ case_add fault_run_ops t_fault_run_ops 600
 
 # The virtual NIC's creation, each allocation failed in turn (nlfault
 # cli: the CLI's command called under the fault): ~700 sites, from the
-# rtnetlink request through both devices' registration; then its
-# changelink on a pair that is up (65 sites); a failure in ktgen_nic's own
-# code says why (-m: the kernel's message, extack).
+# rtnetlink request through both devices' registration; a failure in
+# ktgen_nic's own code says why (-m: the kernel's message, extack).
 t_fault_nic()
 {
 	fault_setup
 	load_module
 	"$KTGEN_NLFAULT" -m cli "nic add ktgf0 peer ktgf1" "nic del ktgf0"
 	! ip link show ktgf0 2>/dev/null || fail "ktgf0 left"
-	# and its change on a pair that is up (changelink: the DMA engine's CPU)
-	$KTGEN nic add ktgf0 peer ktgf1 >/dev/null
-	ip link set ktgf0 up
-	ip link set ktgf1 up
-	"$KTGEN_NLFAULT" -m cli "nic set ktgf0 dma-cpu 1" "nic set ktgf0 dma-cpu 0"
-	$KTGEN nic del ktgf0
 	unload_module
 	kmemleak_check
 }
 case_add fault_nic t_fault_nic 600
 
-# The virtual NIC's rings and channels rebuilt on a pair that is up (the
-# knob's ethtool request alone), its allocations failing from 16 points
-# of the change on (nlfault -t: what an error path allocates to restore
-# the old rings fails as well): a
-# change refused leaves the device as it was, rings, engine and carrier;
-# one that went through, as with no failure; ktgen_nic's refusals say
-# why (-m; set_channels has no extack to say it with).
-t_fault_nic_rings()
+# The virtual NIC changed on a pair that is up. Its changelink (the DMA
+# engine's CPU), each allocation failed in turn (65 sites). Its rings and
+# channels rebuilt (the knob's ethtool request alone), allocations failing
+# from 16 points of the change on (nlfault -t: what an error path
+# allocates to restore the old rings fails as well): a change refused
+# leaves the device as it was, rings, engine and carrier; one that went
+# through, as with no failure. ktgen_nic's refusals say why (-m;
+# set_channels has no extack to say it with).
+t_fault_nic_change()
 {
 	fault_setup
 	load_module
@@ -242,6 +236,7 @@ t_fault_nic_rings()
 	ethtool -L ktgf0 combined 1
 	ip link set ktgf0 up
 	ip link set ktgf1 up
+	"$KTGEN_NLFAULT" -m cli "nic set ktgf0 dma-cpu 1" "nic set ktgf0 dma-cpu 0"
 	"$KTGEN_NLFAULT" -m -t 16 cli "knob ktgf0 rings rx 128" "dev set ktgf0 rings rx 64"
 	"$KTGEN_NLFAULT" -t 16 cli "knob ktgf0 channels 2" "dev set ktgf0 channels 1"
 	[ "$(cat /sys/class/net/ktgf0/carrier)" = 1 ] || fail "ktgf0: no carrier after the walks"
@@ -249,7 +244,7 @@ t_fault_nic_rings()
 	unload_module
 	kmemleak_check
 }
-case_add fault_nic_rings t_fault_nic_rings 600
+case_add fault_nic_change t_fault_nic_change 600
 
 # Failures where the work happens: allocations and user copies in ktgen's
 # own threads (failslab, fail_page_alloc and fail_usercopy with the task
