@@ -398,10 +398,42 @@ fault_setup()
 	done
 	echo N >$DEBUGFS/fail_page_alloc/ignore-gfp-highmem
 	echo 0 >$DEBUGFS/fail_page_alloc/min-order
+	fault_stack_off
 	# run.sh: allocation-failure warnings in this case are expected (and
 	# the host's scan of the console learns it from the log).
 	touch $FAULT_FLAG
 	echo "ktgen-test: fault injection" >/dev/kmsg
+}
+
+# fault_stack MODULE: random failures only where a call stack runs through
+# MODULE's code (the injectors' stack-trace filter: a return address within
+# the module's core, 32 frames deep), whatever the context: softirq, a
+# worker, any task. fault_stack_off: anywhere again.
+fault_stack()
+{
+	local a base size
+
+	[ -e "$DEBUGFS"/failslab/require-start ] ||
+		fail "this debug kernel has no stack-trace filter (scripts/debug-kernel.config)"
+	read -r base size <<<"$(awk -v m="$1" '$1 == m { print $6, $2 }' /proc/modules)"
+	[[ $base == 0x* ]] && [ "$base" != 0x0000000000000000 ] ||
+		fail "no address of $1's code in /proc/modules: '$base'"
+	for a in failslab fail_page_alloc; do
+		echo 32 >"$DEBUGFS"/$a/stacktrace-depth
+		printf "%u" $((base)) >"$DEBUGFS"/$a/require-start
+		printf "%u" $((base + size)) >"$DEBUGFS"/$a/require-end
+	done
+}
+
+fault_stack_off()
+{
+	local a
+
+	[ -e "$DEBUGFS"/failslab/require-start ] || return 0
+	for a in failslab fail_page_alloc; do
+		echo 0 >"$DEBUGFS"/$a/require-start
+		echo 18446744073709551615 >"$DEBUGFS"/$a/require-end
+	done
 }
 
 have_kmemleak()

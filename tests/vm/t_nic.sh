@@ -221,22 +221,51 @@ t_nic_styles()
 }
 case_add nic_styles t_nic_styles 300 smoke core
 
-# Failures where the packets are: every allocation that cannot sleep
-# fails at random, system wide (failslab and fail_page_alloc with no task
-# filter, ignore-gfp-wait: softirq's and other atomic allocations only, 2 in
-# 100), while TCP and UDP cross the pair in each receive style: the NAPI
-# poll's skbs and page-pool refills, the stack's receive path, TCP's acks
-# and timers. Each device accounts for every frame (placed == polled ==
-# handed up + dropped, alloc_fail where a refill failed), TCP is exact, UDP
-# counts every datagram received or lost, nothing is corrupted or left.
+# Failures where the packets are: allocations that cannot sleep fail at
+# random where a call stack runs through ktgen_nic's code, in any context
+# (failslab and fail_page_alloc with the stack-trace filter, no task
+# filter, ignore-gfp-wait; 2 in 100), while TCP and UDP cross the pair in
+# each receive style: the NAPI poll's skbs and page-pool refills, the
+# stack's receive path and TCP's acks under it, the DMA engine's segments.
+# Each device accounts for every frame (placed == polled == handed up +
+# dropped, alloc_fail where a refill failed), TCP is exact, UDP counts
+# every datagram received or lost, nothing is corrupted or left; and every
+# failure whose stack the injectors printed ran through ktgen_nic.
 nic_atomic_faults()
 {
 	local a
 
 	for a in failslab fail_page_alloc; do
 		echo "$1" >"$DEBUGFS"/$a/ignore-gfp-wait
+		# each failure's stack to the log (not the console: the
+		# filter is judged from it)
+		echo "$3" >"$DEBUGFS"/$a/verbose
+		echo 0 >"$DEBUGFS"/$a/verbose_ratelimit_interval_ms
 	done
 	fault_arm N "$2" failslab fail_page_alloc
+}
+
+# After the case's marker: every failure's stack (verbose 2) has a frame in
+# ktgen_nic (not a "? " word the unwinder only found on the stack). A stack
+# begins with its "CPU: N PID: ..." line (dump_stack() holds the printk
+# CPU lock for the whole stack: two CPUs' stacks do not interleave, their
+# "forcing a failure" lines may). Prints how many there were.
+nic_atomic_stacks()
+{
+	dmesg | sed -n "/ktgen-test: begin $1\$/,\$p" | /usr/bin/python3 -c 'import re, sys
+blocks, cur = [], None
+for line in sys.stdin:
+    msg = re.sub(r"^\[ *[0-9.]+\] ", "", line.rstrip("\n"))
+    if re.match(r"CPU: [0-9]+ PID: [0-9]+ Comm: ", msg):
+        cur = []
+        blocks.append(cur)
+    elif cur is not None and not msg.lstrip().startswith("? "):
+        cur.append(msg)
+outside = [b for b in blocks if not any("[ktgen_nic]" in l for l in b)]
+print(len(blocks))
+for b in outside[:1]:
+    print("\n".join(b[:40]), file=sys.stderr)
+sys.exit(1 if outside else 0)'
 }
 
 # nic_atomic_run DOCS RUN-ARGS...: from $NS_A, its JSON appended to DOCS
@@ -252,7 +281,7 @@ nic_atomic_run()
 
 t_fault_live_atomic()
 {
-	local style docs a0 a1 b0 b1 failed=0 injected=0 handed
+	local style docs a0 a1 b0 b1 failed=0 injected=0 handed printk stacks
 
 	handed="b['rx_built'] + b['rx_copied'] + b['rx_split'] + b['rx_frags'] + b['rx_drops'] ==
 		b['rx_packets'] == a['dma_frames'] and
@@ -261,17 +290,20 @@ t_fault_live_atomic()
 	fault_setup
 	load_module
 	NIC_IPV6=0 nic_pair
+	fault_stack ktgen_nic
+	printk=$(cat /proc/sys/kernel/printk)
+	echo 1 >/proc/sys/kernel/printk
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5200 rx verify >/dev/null
 	ip netns exec "$NS_B" $KTGEN sink add udp port 5201 rx verify >/dev/null
 	docs=$(mktemp)
 	for style in build legacy frags copybreak; do
 		nic_style $style
 		nic_snapshot a0 b0
-		nic_atomic_faults Y 2
+		nic_atomic_faults Y 2 2
 		nic_atomic_run "$docs" tcp_stream to $NIC_ADDR_B port 5200 bytes 1M flows 2
 		nic_atomic_run "$docs" udp_stream to $NIC_ADDR_B port 5201 msgs 500 size 64
 		injected=$((injected + $(fault_live_injected failslab fail_page_alloc)))
-		nic_atomic_faults N 0
+		nic_atomic_faults N 0 0
 		nic_snapshot a1 b1
 		nic_delta_check "$a0" "$a1" "$b0" "$b1" "$handed" || fail "style $style: counters"
 		failed=$((failed + $(/usr/bin/python3 -c 'import json, sys
@@ -279,14 +311,24 @@ a0, a1, b0, b1 = (json.loads(x) for x in sys.argv[1:5])
 print(sum(s1[k] - s0.get(k, 0) for s0, s1 in ((a0, a1), (b0, b1))
 	  for k in ("rx_alloc_fail", "rx_drops")))' "$a0" "$a1" "$b0" "$b1")))
 	done
-	log "atomic failures injected: $injected;" \
-		"$failed of them in ktgen-nic's poll (alloc_fail, drops)"
+	fault_stack_off
+	echo "$printk" >/proc/sys/kernel/printk
+	# (a failure of an allocation that asked for no warning, __GFP_NOWARN
+	# as the page-pool refill's, prints nothing)
+	stacks=$(nic_atomic_stacks fault_live_atomic) ||
+		fail "a failure outside ktgen_nic's code (the stack-trace filter)"
+	[ "$stacks" -gt 0 ] && [ "$stacks" -le "$injected" ] ||
+		fail "$injected failures injected, $stacks stacks printed"
+	log "atomic failures injected: $injected; the $stacks that printed their stack" \
+		"ran through ktgen_nic's code; $failed in ktgen-nic's poll (alloc_fail, drops)"
 	# A run ends done, exact (TCP: every byte acked), or failed with the
-	# errno of what failed (a connect's route: ENOBUFS), its counts still
+	# errno of what failed (a connect's route: ENOBUFS; a run that failed
+	# before its flows reached the sink reports no rx), its counts still
 	# agreeing; each test was done at least once, so that exactness was
 	# judged.
 	json_check_each "d['state'] == 'failed' and d['errno'] > 0 and
-			 d['rx']['bytes'] <= d['tx']['bytes'] and d['rx']['verify_errors'] == 0 or
+			 d.get('rx', {'bytes': 0})['bytes'] <= d['tx']['bytes'] and
+			 d.get('rx', {}).get('verify_errors', 0) == 0 or
 			 ('tcp_stream' != d['test'] or $TCP_DONE) and
 			 ('udp_stream' != d['test'] or $UDP_DONE)" <"$docs" ||
 		fail "a run lost or corrupted payload under failing atomic allocations"
