@@ -291,7 +291,11 @@ t_fault_live_atomic()
 	load_module
 	NIC_IPV6=0 nic_pair
 	fault_stack ktgen_nic
+	# the console quiet while stacks go to the log; as it was however the
+	# case ends (it runs in a shell of its own)
 	printk=$(cat /proc/sys/kernel/printk)
+	# shellcheck disable=SC2064 # its value now: the local is gone at exit
+	trap "echo '$printk' >/proc/sys/kernel/printk" EXIT
 	echo 1 >/proc/sys/kernel/printk
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5200 rx verify >/dev/null
 	ip netns exec "$NS_B" $KTGEN sink add udp port 5201 rx verify >/dev/null
