@@ -966,6 +966,24 @@ static int cli_want(struct nl_ctx *ctx, char *undo, int quiet, const struct cens
 	return -1;
 }
 
+/* A refusal (exit @rc, the CLI's output in @err_fd, read into @text): exit
+ * 1, and under -m the kernel's message when the failure was ktgen's; with
+ * @lost_ok, also none when no answer of the kernel's came at all (failures
+ * that go on can take the answer itself). What failed goes to @seen.
+ */
+static void cli_judge_refusal(unsigned int n, int rc, int err_fd, char *text, size_t len,
+			      bool lost_ok, struct fault_seen *seen)
+{
+	bool explained = cli_explained(err_fd, text, len);
+
+	kmsg_fault(seen);
+	if (rc != EXIT_FAIL)
+		judge_fail(n, "exit %d, not 1 (%s): %s", rc, fault_where(seen), text);
+	else if (cli_msg && seen->in_ktgen && !explained && !(lost_ok && !strstr(text, "Error: ")))
+		judge_fail(n, "'%s' with no message of the kernel's (the failure: %s)",
+			   text, seen->frame);
+}
+
 /* A success (after failures it survived, or none): the census the
  * command leaves with no fault.
  */
@@ -1042,18 +1060,12 @@ static int fault_cli(char *req, char *undo)
 			cli_explained(err_fd, text, sizeof(text));
 			judge_fail(n, "failed with no fault (exit %d): %s", rc, text);
 		} else {
-			bool explained = cli_explained(err_fd, text, sizeof(text));
 			struct fault_seen seen;
 
-			kmsg_fault(&seen);
+			cli_judge_refusal(n, rc, err_fd, text, sizeof(text), false, &seen);
 			errors++;
 			ours += seen.in_ktgen;
 			copies += seen.usercopy;
-			if (rc != EXIT_FAIL)
-				judge_fail(n, "exit %d, not 1 (%s): %s", rc, fault_where(&seen), text);
-			else if (cli_msg && seen.in_ktgen && !explained)
-				judge_fail(n, "'%s' with no message of the kernel's (the failure: %s)",
-					   text, seen.frame);
 			/* Refused: nothing changed. No answer of the kernel's
 			 * ("Error: ...": the socket lost it): nothing changed,
 			 * or what the success changes.
@@ -1163,20 +1175,21 @@ static int tail_prepare(void)
 }
 
 /* @req in this task, its allocations failing once @space is spent; what
- * each injector saw spent (@spent, with no failure) and how many
- * allocations failed (returned).
+ * each injector saw spent (@spent, when given: meaningful with no failure)
+ * and how many allocations failed (returned).
  */
 static long tail_call(char *req, int err_fd, const long *space, long *spent, int *rc)
 {
-	char v[24];
+	char v[24], times[24];
 	long failed = 0;
 	size_t i;
 
+	snprintf(times, sizeof(times), "%d", TAIL_TIMES);
 	inj_set("fail_page_alloc", "ignore-gfp-highmem", "Y");
 	for (i = 0; i < NTAIL; i++) {
 		snprintf(v, sizeof(v), "%ld", space[i]);
 		inj_set(tail_inj[i], "space", v);
-		inj_set(tail_inj[i], "times", "1000000");
+		inj_set(tail_inj[i], "times", times);
 		inj_set(tail_inj[i], "interval", "1");
 		inj_set(tail_inj[i], "task-filter", "Y");
 		inj_set(tail_inj[i], "probability", "100");
@@ -1189,7 +1202,8 @@ static long tail_call(char *req, int err_fd, const long *space, long *spent, int
 	while (pwrite(make_it_fail_fd, "0", 1, 0) != 1)
 		;
 	for (i = 0; i < NTAIL; i++) {
-		spent[i] = space[i] - inj_get(tail_inj[i], "space");
+		if (spent)
+			spent[i] = space[i] - inj_get(tail_inj[i], "space");
 		failed += TAIL_TIMES - inj_get(tail_inj[i], "times");
 	}
 	tail_disarm();
@@ -1224,7 +1238,7 @@ static int fault_cli_tail(char *req, char *undo, unsigned int points)
 {
 	double t0 = now_s();
 	struct census start, want, before, now;
-	long space[NTAIL], total[NTAIL], spent[NTAIL], failed, injected = 0;
+	long space[NTAIL], total[NTAIL], failed, injected = 0;
 	char a[512], b[512], text[512];
 	unsigned int k, errors = 0, ours = 0, survived = 0;
 	int quiet, err_fd, rc;
@@ -1259,7 +1273,7 @@ static int fault_cli_tail(char *req, char *undo, unsigned int points)
 		    census_take(&ctx, &before))
 			break;
 		kmsg_skip();
-		failed = tail_call(req, err_fd, space, spent, &rc);
+		failed = tail_call(req, err_fd, space, NULL, &rc);
 		injected += failed;
 		if (rc == 0) {
 			survived += failed > 0;
@@ -1268,17 +1282,11 @@ static int fault_cli_tail(char *req, char *undo, unsigned int points)
 			cli_explained(err_fd, text, sizeof(text));
 			judge_fail(k, "failed with no fault (exit %d): %s", rc, text);
 		} else {
-			bool explained = cli_explained(err_fd, text, sizeof(text));
 			struct fault_seen seen;
 
-			kmsg_fault(&seen);
+			cli_judge_refusal(k, rc, err_fd, text, sizeof(text), true, &seen);
 			errors++;
 			ours += seen.in_ktgen;
-			if (rc != EXIT_FAIL)
-				judge_fail(k, "exit %d, not 1 (%s): %s", rc, fault_where(&seen), text);
-			else if (cli_msg && seen.in_ktgen && strstr(text, "Error: ") && !explained)
-				judge_fail(k, "'%s' with no message of the kernel's (a failure: %s)",
-					   text, seen.frame);
 			if (!census_settle_either(&ctx, &now, &before, &want)) {
 				census_str(&before, a, sizeof(a));
 				census_str(&now, b, sizeof(b));
