@@ -194,11 +194,13 @@ static u64 ktg_tcp_acked(struct ktg_flow *f, u64 written)
  * TCP: all acked and the peer closed (a ktgen sink closes once it has read
  * everything); or the socket failed, or the drain timed out, or the run
  * goes away. A flow that ends with bytes the peer never acknowledged, in a
- * run nobody stopped, failed: with the socket's error, or ETIMEDOUT.
+ * run nobody stopped, failed: with the socket's error, or ETIMEDOUT. What
+ * it wrote is the hello as far as it went (a run may end between the
+ * connect and the hello) and the payload after it.
  */
 int ktg_tcp_drain(struct ktg_flow *f)
 {
-	u64 written = sizeof(f->hello) + f->bytes, acked;
+	u64 written = f->hello_sent + f->bytes, acked;
 	struct sock *sk = f->sock->sk;
 	bool closed, ended;
 
@@ -213,7 +215,7 @@ int ktg_tcp_drain(struct ktg_flow *f)
 		return 0;	/* the peer closed: its last acks are coming */
 
 	ktg_flow_tcp_info(f);
-	f->acked = acked > sizeof(f->hello) ? acked - sizeof(f->hello) : 0;
+	f->acked = acked > f->hello_sent ? acked - f->hello_sent : 0;
 	f->state = KTG_FLOW_DONE;
 	if (acked < written && !ktg_run_stopping(f->run)) {
 		f->error = sock_error(sk) ?: -ETIMEDOUT;

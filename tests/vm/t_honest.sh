@@ -93,6 +93,32 @@ t_drain_unacked_fails()
 }
 case_add drain_unacked_fails t_drain_unacked_fails 120 nodebug
 
+# A TCP flow whose run ends (its time, a stop) after its connect and
+# before its hello went out: it wrote nothing, so nothing is owed. Its
+# drain waited for the acks of a whole hello (30 s) and then failed the
+# run, ETIMEDOUT. Here the sink's side is 1 s away (netem), the run's time
+# 0.1 s: the flow connects after its time is up. The run is done at once,
+# with nothing sent, and its flow not failed.
+t_drain_no_hello()
+{
+	local doc t0 rc=0
+
+	load_module
+	veth_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 7004 rx discard >/dev/null
+	tc -n "$NS_B" qdisc add dev ktg1 root netem delay 1s
+	doc=$(mktemp)
+	t0=$(date +%s)
+	ip netns exec "$NS_A" $KTGEN -j run tcp_stream to 10.77.0.2 port 7004 time 0.1 \
+		>"$doc" || rc=$?
+	tc -n "$NS_B" qdisc del dev ktg1 root
+	[ $rc = 0 ] || fail "the run exited $rc: $(head -c 400 "$doc")"
+	[ $(( $(date +%s) - t0 )) -lt 20 ] || fail "the run took $(( $(date +%s) - t0 )) s"
+	json_check "d['state'] == 'done' and d['tx']['bytes'] == 0 and d['tx']['acked'] == 0" <"$doc"
+	rm -f "$doc"
+}
+case_add drain_no_hello t_drain_no_hello 120
+
 # One TCP flow of 5 GiB: acked was the low 32 bits of snd_una - seq0
 # (1073741825 here), now TCP's 64-bit bytes_acked. Zerocopy into a
 # discarding sink is the fastest path (~15 s under TCG; 206 s on the debug
