@@ -399,10 +399,37 @@ fault_setup()
 	echo N >$DEBUGFS/fail_page_alloc/ignore-gfp-highmem
 	echo 0 >$DEBUGFS/fail_page_alloc/min-order
 	fault_stack_off
+	# what nlfault runs when runs are slow to end
+	export NLFAULT_SLOW="bash -c '. \"$KTGEN_TESTS\"/lib.sh; runs_slow_report'"
 	# run.sh: allocation-failure warnings in this case are expected (and
 	# the host's scan of the console learns it from the log).
 	touch $FAULT_FLAG
 	echo "ktgen-test: fault injection" >/dev/kmsg
+}
+
+# What runs still running 5 s after a request or a stop are doing (nlfault
+# runs it then, through NLFAULT_SLOW): the runs, the TCP sockets but those
+# in TIME-WAIT, and the kernel stacks of ktgen's threads and of every task
+# in D state (a kworker on a run's done work, say).
+runs_slow_report()
+{
+	local p comm state
+
+	{
+		$KTGEN -j run show | head -c 2000
+		echo
+		ss -tanoie | grep -v TIME-WAIT
+		for p in /proc/[0-9]*; do
+			comm=$(cat "$p/comm" 2>/dev/null) || continue
+			state=$(awk '{ print $3 }' "$p/stat" 2>/dev/null)
+			case "$comm:$state" in
+			ktgen*|*:D)
+				echo "$comm (${p#/proc/}) $state:"
+				cat "$p/stack" 2>/dev/null
+				;;
+			esac
+		done
+	} | sed 's/^/# /'
 }
 
 # fault_stack MODULE: random failures only where a call stack runs through

@@ -35,9 +35,12 @@
  *   - a success leaves exactly the one object it made (or removed), and a
  *     run it made ends done (rx == tx under -e), stopped, or failed with an
  *     allocation failure's errno (its flows connect in the request);
- *   - nothing hangs (receives time out after 30 s), and the same request
- *     works again with no fault.
+ *   - nothing hangs (receives time out after 30 s; runs end within 35 s,
+ *     their drain's 30 s and 5 more), and the same request works again
+ *     with no fault, its run stopped at once ending within 5 s.
  * At the end, after cleanup, the census is the one the walk began with.
+ * Runs not ended 5 s after a request or a stop: the command in
+ * NLFAULT_SLOW, when set, says what they do (lib.sh: runs_slow_report).
  *
  * cli: a command of the CLI's own (nic, dev: "nic add ktgf0 peer ktgf1";
  * knob: "knob ktgf0 rings rx 128", the knob's write alone),
@@ -560,24 +563,60 @@ static bool census_same(const struct census *a, const struct census *b)
 	       a->nic_used == b->nic_used && a->nic_refcnt == b->nic_refcnt;
 }
 
-/* Workers exit and sockets close after the answer: wait (5 s at most) for
- * the census to come back to @want, or for runs to end. True when it did.
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Workers exit and sockets close after the answer: wait for the census to
+ * come back to @want (5 s at most), or for runs to end. Runs end within
+ * their flows' drain, up to the module's 30 s (KTG_DRAIN_TIMEOUT) once
+ * they have sent all or were stopped: 35 s for them. True when it did.
  */
+#define SETTLE_S	5.0
+#define RUN_END_S	35.0
+
 static unsigned int settle_waits;	/* 50 ms each, for the summary */
+static double settle_longest;		/* seconds, the longest wait for runs */
+static double settle_last;		/* seconds, the last wait for runs */
+static const char *step = "nth";	/* what judge_fail()'s N counts */
+static unsigned int step_n;		/* the walk's N now */
+static const char *settle_after = "request";	/* what a slow settle waited after */
 
 static bool census_settle(struct nl_ctx *ctx, struct census *now, const struct census *want)
 {
-	int i;
+	double t0 = now_s(), t = 0;
+	bool told = false;
 
-	for (i = 0; i < 100; i++) {
+	for (;;) {
 		if (census_take(ctx, now))
 			return false;
+		t = now_s() - t0;
 		if (want ? census_same(now, want) : !now->running)
-			return true;
+			break;
+		if (t > (want ? SETTLE_S : RUN_END_S))
+			return false;
+		if (!want && t > SETTLE_S && !told && getenv("NLFAULT_SLOW")) {
+			/* what the runs still do after 5 s */
+			told = true;
+			fflush(stdout);
+			if (system(getenv("NLFAULT_SLOW")))
+				printf("# NLFAULT_SLOW failed\n");
+		}
 		usleep(50000);
 		settle_waits++;
 	}
-	return false;
+	if (!want) {
+		settle_last = t;
+		settle_longest = t > settle_longest ? t : settle_longest;
+		if (t > SETTLE_S)
+			printf("# %s=%u: the runs ended %.1f s after the %s\n", step, step_n, t,
+			       settle_after);
+	}
+	return true;
 }
 
 /* After an error: the census back to @before or, with @cmd (an answer
@@ -618,18 +657,44 @@ static int simple(struct nl_ctx *ctx, uint8_t cmd, uint16_t attr)
 	return nl_request(ctx, nlh, NULL, NULL, NULL);
 }
 
+/* What the last cleanup() or retry failed at, for the judgement. */
+static char cleanup_why[640];
+
+static int step_failed(struct nl_ctx *ctx, const char *what, int err)
+{
+	snprintf(cleanup_why, sizeof(cleanup_why), "%s: %s%s%s", what, strerror(-err),
+		 ctx->err_msg[0] ? ": " : "", ctx->err_msg);
+	return -1;
+}
+
 /* Leave nothing for the next attempt to trip over. */
 static int cleanup(struct nl_ctx *ctx)
 {
 	struct census c;
+	char a[512];
+	bool ok;
+	int err;
 
 	if (cleanup_runs) {
 		simple(ctx, KTGEN_CMD_RUN_STOP, KTGEN_A_RUN_ALL);
-		if (!census_settle(ctx, &c, NULL) || simple(ctx, KTGEN_CMD_RUN_DEL, KTGEN_A_RUN_ALL))
+		settle_after = "stop";
+		ok = census_settle(ctx, &c, NULL);
+		settle_after = "request";
+		if (!ok) {
+			census_str(&c, a, sizeof(a));
+			snprintf(cleanup_why, sizeof(cleanup_why),
+				 "runs still running 35 s after a stop: %s", a);
 			return -1;
+		}
+		err = simple(ctx, KTGEN_CMD_RUN_DEL, KTGEN_A_RUN_ALL);
+		if (err)
+			return step_failed(ctx, "run del all", err);
 	}
-	if (cleanup_sinks && simple(ctx, KTGEN_CMD_SINK_DEL, KTGEN_A_SINK_ALL))
-		return -1;
+	if (cleanup_sinks) {
+		err = simple(ctx, KTGEN_CMD_SINK_DEL, KTGEN_A_SINK_ALL);
+		if (err)
+			return step_failed(ctx, "sink del all", err);
+	}
 	return 0;
 }
 
@@ -678,7 +743,7 @@ static int request(struct nl_ctx *ctx, uint8_t cmd, bool is_dump, char **attrs, 
 /* The -b requests: "CMD SPEC..." each, split on blanks. */
 static int run_setup(struct nl_ctx *ctx)
 {
-	int i;
+	int i, err;
 
 	for (i = 0; i < nsetup; i++) {
 		char buf[512], *argv[32], *tok, *save;
@@ -689,15 +754,16 @@ static int run_setup(struct nl_ctx *ctx)
 		for (tok = strtok_r(buf, " ", &save); tok && argc < 32;
 		     tok = strtok_r(NULL, " ", &save))
 			argv[argc++] = tok;
-		if (!argc || parse_u64(argv[0], &cmd) || cmd > 255 ||
-		    request(ctx, cmd, false, argv + 1, argc - 1, &setup_id))
-			return -1;
+		if (!argc || parse_u64(argv[0], &cmd) || cmd > 255)
+			return -EINVAL;
+		err = request(ctx, cmd, false, argv + 1, argc - 1, &setup_id);
+		if (err)
+			return err;
 	}
 	return 0;
 }
 
 static unsigned int bad;
-static const char *step = "nth";	/* what judge_fail()'s N counts */
 
 static void __attribute__((format(printf, 2, 3))) judge_fail(unsigned int n, const char *fmt, ...)
 {
@@ -731,12 +797,38 @@ static bool census_as_success(uint8_t cmd, const struct census *before, const st
 	}
 }
 
-static double now_s(void)
+/* The same request with no fault, between two cleanups; on failure
+ * cleanup_why says which step and why. With no fault nothing is lost on
+ * the wire: a stop ends its run within 5 s (a TCP flow stopped before its
+ * hello once waited the drain's 30 s for acks of bytes never written).
+ */
+static int retry_clean(struct nl_ctx *ctx, uint8_t cmd, char **attrs, int nattrs)
 {
-	struct timespec ts;
+	struct census c;
+	int err;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	if (cleanup(ctx))
+		return -1;
+	err = run_setup(ctx);
+	if (err)
+		return step_failed(ctx, "the setup requests", err);
+	if (setup_wait && !census_settle(ctx, &c, NULL)) {
+		snprintf(cleanup_why, sizeof(cleanup_why), "the setup's runs did not end in %.0f s",
+			 RUN_END_S);
+		return -1;
+	}
+	err = request(ctx, cmd, dump, attrs, nattrs, NULL);
+	if (err)
+		return step_failed(ctx, "the request", err);
+	settle_last = 0;
+	if (cleanup(ctx))
+		return -1;
+	if (cleanup_runs && settle_last > SETTLE_S) {
+		snprintf(cleanup_why, sizeof(cleanup_why),
+			 "with no fault, a stop took %.1f s to end the run", settle_last);
+		return -1;
+	}
+	return 0;
 }
 
 static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
@@ -760,6 +852,7 @@ static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 		int saved;
 		bool unused;
 
+		step_n = n;
 		if (run_setup(&ctx) ||
 		    (setup_wait ? !census_settle(&ctx, &before, NULL) : census_take(&ctx, &before))) {
 			judge_fail(n, "the setup failed");
@@ -827,10 +920,8 @@ static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 			judge_fail(n, "succeeded and left %s; before: %s", b, a);
 		}
 		/* The same request works with no fault. */
-		if (cleanup(&ctx) || run_setup(&ctx) ||
-		    (setup_wait && !census_settle(&ctx, &now, NULL)) ||
-		    request(&ctx, cmd, dump, attrs, nattrs, NULL) || cleanup(&ctx)) {
-			judge_fail(n, "the next attempt failed");
+		if (retry_clean(&ctx, cmd, attrs, nattrs)) {
+			judge_fail(n, "the next attempt failed: %s", cleanup_why);
 			break;
 		}
 		if (bad > 20)
@@ -843,8 +934,9 @@ static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 	}
 	nl_close(&ctx);
 	close(quiet);
-	printf("# command %u: %u fault sites, %u refused (%u in ktgen's own code, %u user copies), %u bad, %.0f s (%.1f s waiting for the census to settle)\n",
-	       cmd, n - 1, errors, ours, copies, bad, now_s() - t0, settle_waits / 20.0);
+	printf("# command %u: %u fault sites, %u refused (%u in ktgen's own code, %u user copies), %u bad, %.0f s (%.1f s waiting for the census to settle, %.1f s the longest)\n",
+	       cmd, n - 1, errors, ours, copies, bad, now_s() - t0, settle_waits / 20.0,
+	       settle_longest);
 	return bad || n >= MAX_NTH ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -1042,6 +1134,7 @@ static int fault_cli(char *req, char *undo)
 	for (n = 1; n < MAX_NTH; n++) {
 		bool unused;
 
+		step_n = n;
 		if (run_setup_cli(2))
 			break;
 		if (ftruncate(err_fd, 0) || lseek(err_fd, 0, SEEK_SET) ||
