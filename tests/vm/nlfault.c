@@ -683,7 +683,7 @@ static int cleanup(struct nl_ctx *ctx)
 		if (!ok) {
 			census_str(&c, a, sizeof(a));
 			snprintf(cleanup_why, sizeof(cleanup_why),
-				 "runs still running 35 s after a stop: %s", a);
+				 "runs still running %.0f s after a stop: %s", RUN_END_S, a);
 			return -1;
 		}
 		err = simple(ctx, KTGEN_CMD_RUN_DEL, KTGEN_A_RUN_ALL);
