@@ -113,7 +113,7 @@ t_drain_no_hello()
 		>"$doc" || rc=$?
 	tc -n "$NS_B" qdisc del dev ktg1 root
 	[ $rc = 0 ] || fail "the run exited $rc: $(head -c 400 "$doc")"
-	[ $(( $(date +%s) - t0 )) -lt 20 ] || fail "the run took $(( $(date +%s) - t0 )) s"
+	[ $(( $(date +%s) - t0 )) -lt "$(scaled 20)" ] || fail "the run took $(( $(date +%s) - t0 )) s"
 	json_check "d['state'] == 'done' and d['tx']['bytes'] == 0 and d['tx']['acked'] == 0" <"$doc"
 	rm -f "$doc"
 }
