@@ -571,36 +571,41 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Workers exit and sockets close after the answer: wait for the census to
- * come back to @want (5 s at most), or for runs to end. Runs end within
- * their flows' drain, up to the module's 30 s (KTG_DRAIN_TIMEOUT) once
- * they have sent all or were stopped: 35 s for them. True when it did.
+/* How long a wait for the census goes on: 100 polls 50 ms apart (5 s and
+ * the censuses) for sockets to close and workers to exit; for runs, as
+ * long as their flows' drain, the module's 30 s (KTG_DRAIN_TIMEOUT) once
+ * they have sent all or were stopped, and 5 s more.
  */
 #define SETTLE_S	5.0
+#define SETTLE_POLLS	100
 #define RUN_END_S	35.0
+#define RUN_END_POLLS	((int)(RUN_END_S * 20))
+
+/* A census a wait is over at. */
+typedef bool (*census_goal)(const struct census *now, const void *arg);
 
 static unsigned int settle_waits;	/* 50 ms each, for the summary */
-static double settle_longest;		/* seconds, the longest wait for runs */
-static double settle_last;		/* seconds, the last wait for runs */
 static const char *step = "nth";	/* what judge_fail()'s N counts */
 static unsigned int step_n;		/* the walk's N now */
-static const char *settle_after = "request";	/* what a slow settle waited after */
 
-static bool census_settle(struct nl_ctx *ctx, struct census *now, const struct census *want)
+/* Takes the census every 50 ms until @goal holds (true, *@took seconds
+ * later) or @polls were taken. A wait for runs, allowed past 5 s, runs the
+ * command in NLFAULT_SLOW then, when set, to say what they still do.
+ */
+static bool census_poll(struct nl_ctx *ctx, struct census *now, int polls, census_goal goal,
+			const void *arg, double *took)
 {
-	double t0 = now_s(), t = 0;
+	double t0 = now_s();
 	bool told = false;
+	int i;
 
-	for (;;) {
+	for (i = 0; i < polls; i++) {
 		if (census_take(ctx, now))
 			return false;
-		t = now_s() - t0;
-		if (want ? census_same(now, want) : !now->running)
-			break;
-		if (t > (want ? SETTLE_S : RUN_END_S))
-			return false;
-		if (!want && t > SETTLE_S && !told && getenv("NLFAULT_SLOW")) {
-			/* what the runs still do after 5 s */
+		*took = now_s() - t0;
+		if (goal(now, arg))
+			return true;
+		if (*took > SETTLE_S && polls > SETTLE_POLLS && !told && getenv("NLFAULT_SLOW")) {
 			told = true;
 			fflush(stdout);
 			if (system(getenv("NLFAULT_SLOW")))
@@ -609,13 +614,39 @@ static bool census_settle(struct nl_ctx *ctx, struct census *now, const struct c
 		usleep(50000);
 		settle_waits++;
 	}
-	if (!want) {
-		settle_last = t;
-		settle_longest = t > settle_longest ? t : settle_longest;
-		if (t > SETTLE_S)
-			printf("# %s=%u: the runs ended %.1f s after the %s\n", step, step_n, t,
-			       settle_after);
-	}
+	return false;
+}
+
+static bool goal_same(const struct census *now, const void *want)
+{
+	return census_same(now, want);
+}
+
+static bool goal_runs_ended(const struct census *now, const void *arg __attribute__((unused)))
+{
+	return !now->running;
+}
+
+/* Workers exit and sockets close after the answer: wait for the census to
+ * come back to @want, or (@want NULL) for runs to end. True when it did.
+ */
+static double settle_longest;		/* seconds, the longest wait for runs */
+static double settle_last;		/* seconds, the last wait for runs */
+static const char *settle_after = "request";	/* what a slow settle waited after */
+
+static bool census_settle(struct nl_ctx *ctx, struct census *now, const struct census *want)
+{
+	double t = 0;
+
+	if (want)
+		return census_poll(ctx, now, SETTLE_POLLS, goal_same, want, &t);
+	if (!census_poll(ctx, now, RUN_END_POLLS, goal_runs_ended, NULL, &t))
+		return false;
+	settle_last = t;
+	settle_longest = t > settle_longest ? t : settle_longest;
+	if (t > SETTLE_S)
+		printf("# %s=%u: the runs ended %.1f s after the %s\n", step, step_n, t,
+		       settle_after);
 	return true;
 }
 
@@ -625,21 +656,27 @@ static bool census_settle(struct nl_ctx *ctx, struct census *now, const struct c
 static bool census_as_success(uint8_t cmd, const struct census *before,
 			      const struct census *now);
 
+struct goal_after {
+	const struct census *before;
+	uint8_t cmd;
+};
+
+static bool goal_after(const struct census *now, const void *arg)
+{
+	const struct goal_after *g = arg;
+
+	return census_same(now, g->before) ||
+	       (g->cmd && !now->running && !now->bad_runs &&
+		census_as_success(g->cmd, g->before, now));
+}
+
 static bool census_settle_after(struct nl_ctx *ctx, struct census *now,
 				const struct census *before, uint8_t cmd)
 {
-	int i;
+	struct goal_after g = { before, cmd };
+	double t;
 
-	for (i = 0; i < 100; i++) {
-		if (census_take(ctx, now))
-			return false;
-		if (census_same(now, before) ||
-		    (cmd && !now->running && !now->bad_runs && census_as_success(cmd, before, now)))
-			return true;
-		usleep(50000);
-		settle_waits++;
-	}
-	return false;
+	return census_poll(ctx, now, SETTLE_POLLS, goal_after, &g, &t);
 }
 
 /* ---- requests ---- */
@@ -1304,20 +1341,20 @@ static long tail_call(char *req, int err_fd, const long *space, long *spent, int
 }
 
 /* The census back to @a or to @b (5 s at most). */
+static bool goal_either(const struct census *now, const void *arg)
+{
+	const struct census *const *ab = arg;
+
+	return census_same(now, ab[0]) || census_same(now, ab[1]);
+}
+
 static bool census_settle_either(struct nl_ctx *ctx, struct census *now,
 				 const struct census *a, const struct census *b)
 {
-	int i;
+	const struct census *ab[] = { a, b };
+	double t;
 
-	for (i = 0; i < 100; i++) {
-		if (census_take(ctx, now))
-			return false;
-		if (census_same(now, a) || census_same(now, b))
-			return true;
-		usleep(50000);
-		settle_waits++;
-	}
-	return false;
+	return census_poll(ctx, now, SETTLE_POLLS, goal_either, ab, &t);
 }
 
 /* Judged as a walk's attempt (fault_cli()), but for what the failures
