@@ -139,7 +139,9 @@ print(min(int(d["duration_ns"] / d["tx"]["msgs"] * 2), 1000000))')
 	json_check "d['sessions'] == 2" <"$out/base.json" || fail "a regression was saved"
 	rm -rf "$out"
 }
-case_add ab_verdicts t_ab_verdicts 400
+# (Not on the debug kernel: it proves the CLI's statistics and verdicts,
+# unit-tested against scipy; its kernel paths are tcp_stream's.)
+case_add ab_verdicts t_ab_verdicts 400 nodebug
 
 # sweep: sizes x variants in one table and one document, CSV rows, a plot;
 # SIGTERM in the middle of an ab stops it, the run's knobs put back.
@@ -203,7 +205,9 @@ t_ab_sweep()
 	job_schema "$out/int.json"
 	rm -rf "$out"
 }
-case_add ab_sweep t_ab_sweep 300
+# (Not on the debug kernel: it proves the CLI's statistics and verdicts,
+# unit-tested against scipy; its kernel paths are tcp_stream's.)
+case_add ab_sweep t_ab_sweep 300 nodebug
 
 # What a job's runs warn of reaches its caller once per variant and its
 # document; a knob that cannot act on the run's path is refused before any
@@ -247,4 +251,6 @@ t_ab_warnings()
 		fail "a refused job changed tx-nocache-copy"
 	rm -rf "$dir"
 }
-case_add ab_warnings t_ab_warnings 200
+# (Not on the debug kernel: it proves the CLI's statistics and verdicts,
+# unit-tested against scipy; its kernel paths are tcp_stream's.)
+case_add ab_warnings t_ab_warnings 200 nodebug

@@ -173,7 +173,9 @@ print(next(n for n, v in f.items() if v["fixed"] and not v["active"]))')
 	[ "$(ip netns exec "$NS_B" ethtool --show-priv-flags ktn1 | awk '/^legacy-rx/ { print $3 }')" = on ] ||
 		fail "dev set ktn1 netns: legacy-rx not on"
 }
-case_add dev_knobs t_dev_knobs 180
+# (Not on the debug kernel: it proves the CLI's knob handling; the kernel
+# paths it reaches are ethtool's and ktgen-nic's, which nic_* cover there.)
+case_add dev_knobs t_dev_knobs 180 nodebug
 
 # dma_irqs_per_frame NS_A NS_B RUN...: a UDP run from NS_A; the interrupts
 # ktn0's engine raised into ktn1 per frame it placed, x1000.
@@ -297,7 +299,9 @@ if bad or n < 40:
 	done
 	ip link del ktgv0
 }
-case_add dev_show t_dev_show 120
+# (Not on the debug kernel: it proves the CLI's knob handling; the kernel
+# paths it reaches are ethtool's and ktgen-nic's, which nic_* cover there.)
+case_add dev_show t_dev_show 120 nodebug
 
 # dev_state NS_A NS_B: the knobs t_dev_run sets, as one line.
 dev_state()
@@ -376,4 +380,6 @@ t_dev_run()
 	ip netns exec "$NS_A" $KTGEN -j run show | json_check "len(d) == 5" ||
 		fail "a run started despite the refused knob"
 }
-case_add dev_run t_dev_run 240
+# (Not on the debug kernel: it proves the CLI's knob handling; the kernel
+# paths it reaches are ethtool's and ktgen-nic's, which nic_* cover there.)
+case_add dev_run t_dev_run 240 nodebug
