@@ -79,6 +79,34 @@ peer_clean()
 		! pgrep -f 'peer serve' >/dev/null
 }
 
+# One recipe of examples/ as a newcomer runs it, with no arguments: on a
+# ktgen-nic pair it makes between two namespaces, shortened (2 runs of 1 s
+# a variant). It prints its table and its verdict line, exits with
+# ktgen's code for a comparison that ran (0, 1 or 3: never usage or
+# infrastructure) and leaves nothing behind. (All five locally: make demo.)
+recipe_local()
+{
+	local ex=$1 out rc=0 want
+
+	out=$(KTGEN="$KTGEN" "$ex" -n 2 -t 1 2>&1) || rc=$?
+	case $rc in
+	0) want="no regression" ;;
+	1) want="regression" ;;
+	3) want="inconclusive" ;;
+	*) fail "$(basename "$ex"): exit $rc: $(echo "$out" | tail -n 15)" ;;
+	esac
+	echo "$out" | grep -Eq '^(ab|sweep): (tcp|udp)_(stream|rr),' ||
+		fail "$(basename "$ex"): no table: $(echo "$out" | tail -n 15)"
+	[[ $(echo "$out" | tail -n 1) == "exit $rc: $want"* ]] ||
+		fail "$(basename "$ex"): last line '$(echo "$out" | tail -n 1)', exit $rc"
+	log "$(basename "$ex") locally: exit $rc ($want)"
+	ip netns list | grep -q '^ktgex-' && fail "$(basename "$ex") left its namespaces"
+	[ -z "$($KTGEN nic show)" ] || fail "$(basename "$ex") left a device: $($KTGEN nic show)"
+	# two hosts' options: all three or none
+	out=$("$ex" -i eth0 2>&1) && fail "$(basename "$ex") -i alone worked"
+	[[ $out == *"-i, -a and -p go together"* ]] || fail "$(basename "$ex") -i alone: $out"
+}
+
 # The recipes of examples/ as on two real hosts: this side's device and
 # the peer's (a ktgen-nic pair, so that their knobs exist), the peer over
 # ssh, whose sink each run adds there; shortened. Each ends with its table
@@ -87,11 +115,13 @@ peer_clean()
 # on the far end) and 05 (an rr sink there, its token carried): the others
 # take the same way with knobs here only, and all five cost ~520 s under
 # TCG (each run an ssh and a `peer serve`); KTGEN_PEER_RECIPES=all runs
-# them all.
-t_peer_recipes()
+# them all. Then one recipe in its local form (recipe_local), the one of
+# the rotation's turn: every recipe's local form in any five make checks.
+t_recipes()
 {
-	local ex out rc c0 c1 which=${KTGEN_PEER_RECIPES:-02 05}
+	local ex out rc c0 c1 which=${KTGEN_PEER_RECIPES:-02 05} local
 
+	need_cpus 2
 	load_module
 	PEER_LINK=nic peer_host
 	[ "$which" = all ] && which="01 02 03 04 05"
@@ -118,8 +148,10 @@ t_peer_recipes()
 		peer_clean || fail "$(basename "$ex"): the far end not put back"
 		log "$(basename "$ex") between hosts: exit $rc, kp1 copied $((c1 - c0)) frames"
 	done
+	local=$(ls "$KTGEN_TOP"/examples/0*.sh | sed -n "$(( ${KTGEN_ROTATION:-0} % 5 + 1 ))p")
+	recipe_local "${KTGEN_RECIPE_LOCAL:-$local}"
 }
-case_add peer_recipes t_peer_recipes 900 nodebug
+case_add recipes t_recipes 900 nodebug
 
 # (Not in the debug lane: what it checks is the CLI's peer protocol over
 # ssh, run in every stock lane under ASan as there; its kernel paths are a
@@ -253,7 +285,9 @@ t_peer_errors()
 	slowwait 30 sh -c "! ip netns exec $NS_A $KTGEN -j run show | grep -q running" ||
 		fail "the killed sender's run lived on"
 }
-case_add peer_errors t_peer_errors 600
+# (Not on the debug kernel: it proves the CLI's handling of a hostile or
+# broken peer; the kernel paths are a sink's and a run's over veth.)
+case_add peer_errors t_peer_errors 600 nodebug
 
 # A peer is believed only for what it can show: a far end that never gets
 # ready or never answers, says something that is not a document, gives
