@@ -14,11 +14,48 @@ CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
 suite=${1:-bookworm}
 apt="$here/apt-suite.sh $suite"
 
-# The ABI in the archive moves on: resolve it from the metapackage each time,
-# but fall back to what is cached when the archive cannot be reached.
-abi=$($apt depends linux-image-amd64 2>/dev/null |
-	sed -n 's/^linux-image-\(.*\)-amd64\(-unsigned\)\?$/\1/p' | head -n 1 || true)
+pins=$here/kernels.pin
+
+# The archive's current ABI of $1, from the metapackage (empty: unreachable).
+archive_abi()
+{
+	"$here/apt-suite.sh" "$1" depends linux-image-amd64 2>/dev/null |
+		sed -n 's/^linux-image-\(.*\)-amd64\(-unsigned\)\?$/\1/p' | head -n 1 || true
+}
+
+# --check-pins: which pins the archive has moved past (exit 1 if any).
+if [ "$suite" = --check-pins ]; then
+	rc=0
+	while read -r s p; do
+		case $s in "#"* | "") continue ;; esac
+		a=$(archive_abi "$s")
+		if [ -z "$a" ]; then
+			echo "$s: pinned $p; the archive cannot be reached"
+			rc=1
+		elif [ "$a" != "$p" ]; then
+			echo "$s: pinned $p; the archive has $a: update scripts/kernels.pin"
+			rc=1
+		else
+			echo "$s: pinned $p, current"
+		fi
+	done <"$pins"
+	exit $rc
+fi
+
+# The ABI is the pinned one (kernels.pin); the archive's current one only
+# when the pin is neither cached nor served any more.
 base=$CACHE/kernels/$suite
+abi=$(awk -v s="$suite" '$1 == s { print $2 }' "$pins")
+if [ -z "$abi" ]; then
+	abi=$(archive_abi "$suite")
+elif [ ! -e "$base/$abi/kernel.env" ] &&
+     ! $apt depends "linux-image-$abi-amd64" >/dev/null 2>&1 &&
+     ! $apt depends "linux-image-$abi-amd64-unsigned" >/dev/null 2>&1; then
+	cur=$(archive_abi "$suite")
+	echo "fetch-kernel: $suite's pinned kernel $abi is gone from the archive and not" \
+		"cached: using ${cur:-none}; update scripts/kernels.pin" >&2
+	abi=$cur
+fi
 # make check fetches a suite's kernel from several places at once (the
 # debug and UML kernels' builds, a lane): one fetches, the others wait.
 mkdir -p "$base"
