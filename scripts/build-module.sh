@@ -62,7 +62,7 @@ version=$(make -s -C "$top" --no-print-directory print-version)
 gcov=
 [ -n "${KDEBUG:-}" ] && gcov=KTGEN_GCOV=1
 log=$b/build.log
-if ! run make -C "$hdrs" M="$ib" ${CC:+CC=$CC} W=1 KTGEN_VERSION="$version" $gcov modules >"$log" 2>&1; then
+if ! run make -j"$(nproc)" -C "$hdrs" M="$ib" ${CC:+CC=$CC} W=1 KTGEN_VERSION="$version" $gcov modules >"$log" 2>&1; then
 	cat "$log" >&2
 	exit 1
 fi
