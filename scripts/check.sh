@@ -22,23 +22,28 @@
 # on a fresh machine, cached after) is built in the background at the
 # lowest priority while the other tiers run.
 #
-# make check fits a budget (KTGEN_CHECK_MINUTES, 80 by default: CI allows
+# make check plans its run before the lanes start (check-plan.sh: what
+# each tier is expected to take, tests/tier-costs and tests/vm/costs) and
+# aims to end by a target (KTGEN_CHECK_MINUTES, 50 by default; CI allows
 # 90). The debug lane runs about 5x slower than the stock kernel, too slow
-# for every case in every run: its core cases run every time, the others
-# take turns in a rotation of five (tests/vm/run.sh; the turn after the
-# last make check on this machine, or by the commit count),
-# and what the other tiers left of the budget lets the next turns' cases
-# run early; whatever did not start is listed as skipped, by name (make
-# check-debug runs every case without a budget). No guest runs past a hard
-# end (KTGEN_CHECK_END_MINUTES, 86): a case that would cross it is not
-# started and is named, so a slow machine still ends with a verdict.
+# for every case in every run: its core cases run every time (on the stock
+# kernel too), the others take turns in a rotation of five (tests/vm/run.sh;
+# the turn after the last make check on this machine, or by the commit
+# count), and what is left before the target lets the next turns' cases run
+# early (make check-debug runs every case without a budget). The smoke
+# lanes take turns as well, one kernel a run, all three when the compat
+# layer changed. No guest runs past a hard end (KTGEN_CHECK_END_MINUTES,
+# 86): an owed case that would cross it is not started, and is a debt the
+# next make check pays first (when it ran on the stock kernel) or a
+# failure; nothing owed is a silent skip. The waits for the kernels built
+# in the background are bounded by the same end.
 set -uo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$here")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
 tiers=${KTGEN_TIERS:-unit uapi checkpatch vm trixie bullseye sid compat debug uml}
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 deferred=0
 failures=() notrun=() timing=()
 start=$(date +%s)
 # No lane's guest runs past this (vm-suite.sh: KTGEN_LANE_END), whatever
@@ -72,6 +77,7 @@ run_tier()
 		sed -E "s/^ok [0-9]+ ([^ ]+) # SKIP ?(.*)/$name: \1 (\2)/")
 	d=$(grep -cE '^ok [0-9]+ .*# SKIP under the debug kernel in this make check' "$log")
 	[ "$d" = 0 ] || echo "# tier $name: $d cases left to the debug lane, which owes them in this turn"
+	deferred=$((deferred + d))
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		echo "not ok - $name # the tier failed (status $rc)"
 		failures+=("$name: the tier failed (status $rc): $(grep -v '^ok ' "$log" | tail -n 1)")
@@ -111,21 +117,57 @@ checkpatch_ktap()
 # after the last make check on this machine (its ledger in the cache), so
 # that any five in a row cover every case; on a machine without one, the
 # commit count (a shallow clone has none to count: the commit's hour). The
-# stock lane leaves to the debug lane the cases it owes in this turn.
-rot=0 defer=
+# stock lane leaves to the debug lane the cases of this turn's slice.
+mkdir -p "$CACHE"
+ledger=$CACHE/rotation
+if [ -s "$ledger" ] && read -r rot <"$ledger" && [[ $rot =~ ^[0-9]+$ ]]; then
+	rot=$((rot + 1))
+elif [ "$(git -C "$top" rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then
+	rot=$(( $(git -C "$top" log -1 --format=%ct) / 3600 ))
+else
+	rot=$(git -C "$top" rev-list --count HEAD 2>/dev/null || echo 0)
+fi
+defer=
 if has_tier debug; then
-	mkdir -p "$CACHE"
-	ledger=$CACHE/rotation
-	if [ -s "$ledger" ] && read -r rot <"$ledger" && [[ $rot =~ ^[0-9]+$ ]]; then
-		rot=$((rot + 1))
-	elif [ "$(git -C "$top" rev-parse --is-shallow-repository 2>/dev/null)" = true ]; then
-		rot=$(( $(git -C "$top" log -1 --format=%ct) / 3600 ))
-	else
-		rot=$(git -C "$top" rev-list --count HEAD 2>/dev/null || echo 0)
-	fi
 	echo "$rot" >"$ledger"
 	defer=1
 fi
+
+# The smoke lanes take turns: one kernel a make check (each at least every
+# third), all three when the compat layer (kmod/compat.h, kmod/probes/,
+# scripts/compat-probe.sh) is not the one the last green make check with
+# all three passed on (its digest in the cache: no history needed), on a
+# machine without that record, or when KTGEN_TIERS names the lanes.
+smoke_lanes="trixie bullseye sid"
+compat_sum=$(cd "$top" && cat kmod/compat.h kmod/probes/* scripts/compat-probe.sh | sha256sum | cut -c1-16)
+if [ -z "${KTGEN_TIERS:-}" ]; then
+	if [ "$(cat "$CACHE/compat-green" 2>/dev/null)" = "$compat_sum" ]; then
+		pick=$(echo $smoke_lanes | cut -d' ' -f$((rot % 3 + 1)))
+		for l in $smoke_lanes; do
+			[ "$l" = "$pick" ] || tiers=$(echo " $tiers " | sed "s/ $l / /")
+		done
+		echo "# smoke lanes: $pick in this turn ($rot); the compat layer is the one the last green run passed on all three"
+	else
+		echo "# smoke lanes: all three: the compat layer changed since the last green run with all three (or none is recorded)"
+	fi
+fi
+
+# The last make check's debt: owed debug cases its hard end cut after
+# they ran on the stock kernel (run.sh); this one runs them first, and one
+# cut again fails. Debts of the native lane and the coverage gate, the same.
+debt=$(cat "$CACHE/debt" 2>/dev/null | tr '\n' ' ')
+rm -f "$CACHE/debt"
+[ -z "$debt" ] || echo "# debt of the last make check, paid first: $debt"
+newdebt=()
+
+# The projection (check-plan.sh from tests/tier-costs and tests/vm/costs):
+# what each tier is expected to take, and when the run should end.
+plan_lanes=
+for l in $smoke_lanes; do
+	has_tier "$l" && plan_lanes+=" $l"
+done
+echo "# plan (warm, turn $((rot % 5))): $(KTGEN_DEBT="$debt" "$here/check-plan.sh" $((rot % 5)) "$plan_lanes" |
+	awk '{ printf "%s%s %d s", (NR > 1 ? ", " : ""), $1, $2 }')"
 
 if has_tier debug; then
 	mkdir -p "$CACHE"
@@ -144,6 +186,12 @@ has_tier unit && run_tier unit make -s -C "$top/tools" check
 has_tier uapi && run_tier uapi "$here/check-uapi.sh"
 has_tier checkpatch && run_tier checkpatch checkpatch_ktap
 has_tier vm && KTGEN_ROTATION=$rot KTGEN_DEFER_OWED=$defer run_tier vm "$here/vm-suite.sh" bookworm
+# What ran on the stock kernel: an owed debug case among them the hard end
+# cuts is a debt, not a case run nowhere.
+stock_ran=
+[ -e "$CACHE/runs/bookworm/ktap" ] &&
+	stock_ran=$(grep -E '^(not )?ok [0-9]+ ' "$CACHE/runs/bookworm/ktap" | grep -v '# SKIP' |
+		awk '{ print ($1 == "not" ? $4 : $3) }' | tr '\n' ' ')
 has_tier trixie && run_tier trixie "$here/vm-suite.sh" --smoke trixie
 has_tier bullseye && run_tier bullseye "$here/vm-suite.sh" --smoke bullseye
 has_tier sid && run_tier sid "$here/vm-suite.sh" --smoke sid
@@ -157,9 +205,26 @@ if has_tier compat; then
 	run_tier compat "$here/check-compat.sh" --compare "${runs[@]}"
 fi
 if has_tier debug; then
-	echo "# waiting for the debug kernel build (log: $CACHE/debug-kernel.log)"
+	# The wait is bounded: the debug lane's owed cases (and the native
+	# lane after them) must fit before the hard end; a build not done by
+	# then is stopped (make resumes it next time) and the lane fails.
+	owed_cost=$(KTGEN_ROTATION=$rot KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 KTGEN_SPEED=1 \
+		KTGEN_DEBT="$debt" bash "$top/tests/vm/run.sh" --list | awk '$3 == "owed" { s += $2 } END { print s + 0 }')
+	deadline=$((KTGEN_LANE_END - owed_cost - 240))
+	has_tier uml && deadline=$((deadline - 420))
+	echo "# waiting for the debug kernel build (log: $CACHE/debug-kernel.log), until $((deadline - start)) s into make check"
 	t_wait=$(date +%s)
-	if wait $dbg_pid; then
+	while kill -0 "$dbg_pid" 2>/dev/null && [ "$(date +%s)" -lt $deadline ]; do
+		sleep 5
+	done
+	if kill -0 "$dbg_pid" 2>/dev/null; then
+		pkill -TERM -P "$dbg_pid" 2>/dev/null
+		kill -TERM "$dbg_pid" 2>/dev/null
+		wait "$dbg_pid" 2>/dev/null
+		echo "not ok - debug # the debug kernel was not built by $((deadline - start)) s, when its owed cases (~$owed_cost s) had to start"
+		failures+=("debug: the debug kernel was not built in time; owed: cases of this turn ran nowhere")
+		failed=$((failed + 1))
+	elif wait $dbg_pid; then
 		echo "# the debug kernel: ready $(( $(date +%s) - t_wait )) s later, $(( $(date +%s) - start )) s into make check"
 		# What is left, less 4 min for the guest's boot, the final
 		# cases and the host's work after them; at least 10 min. The
@@ -167,11 +232,15 @@ if has_tier debug; then
 		# budget decides what more runs, a case at a time while its
 		# expected cost fits. (vm-suite's limit, for a hung guest, is
 		# 20 min over the larger of the budget and what is owed.)
-		left=$(( ${KTGEN_CHECK_MINUTES:-80} * 60 - ($(date +%s) - start) - 240 ))
+		left=$(( ${KTGEN_CHECK_MINUTES:-50} * 60 - ($(date +%s) - start) - 240 ))
 		# and the native lane's ~3 min after it (its kernel and boot)
 		has_tier uml && left=$((left - 180))
 		[ $left -lt 600 ] && left=600
-		KTGEN_ROTATION=$rot KTGEN_CASE_BUDGET=$left run_tier debug "$here/vm-suite.sh" bookworm-debug
+		rm -f "$CACHE/runs/bookworm-debug/debt"
+		KTGEN_ROTATION=$rot KTGEN_CASE_BUDGET=$left KTGEN_DEBT="$debt" KTGEN_DEBT_OK="$stock_ran" \
+			run_tier debug "$here/vm-suite.sh" bookworm-debug
+		[ -s "$CACHE/runs/bookworm-debug/debt" ] &&
+			mapfile -t -O ${#newdebt[@]} newdebt <"$CACHE/runs/bookworm-debug/debt"
 	else
 		tail -n 30 "$CACHE/debug-kernel.log" | sed 's/^/# /'
 		echo "not ok - debug # the debug kernel did not build"
@@ -193,9 +262,17 @@ if has_tier uml; then
 		failures+=("uml: the User-Mode Linux kernel did not build")
 		failed=$((failed + 1))
 	elif [ $(( KTGEN_LANE_END - $(date +%s) )) -lt 420 ]; then
-		echo "ok - uml # SKIP less than 7 min left before the hard end"
-		notrun+=("uml: the whole lane (less than 7 min left before the hard end)")
-		skipped=$((skipped + 1))
+		# cut by the hard end: a debt the next make check pays first,
+		# a failure when it was one already
+		if [[ " $debt " == *" uml "* ]]; then
+			echo "not ok - uml # less than 7 min left before the hard end, and a debt of the last make check"
+			failures+=("uml: cut by the hard end twice in a row")
+			failed=$((failed + 1))
+		else
+			echo "ok - uml # SKIP less than 7 min left before the hard end: a debt the next make check pays first"
+			newdebt+=(uml)
+			skipped=$((skipped + 1))
+		fi
 	elif ! "$here/uml-run.sh" -k "$(tail -n 1 "$CACHE/uml-kernel.log")" -t 120 \
 		-o "$CACHE/runs/uml-boot" -- true >/dev/null 2>&1; then
 		tail -n 20 "$CACHE/runs/uml-boot/console.log" | sed 's/^/# /'
@@ -208,6 +285,12 @@ if has_tier uml; then
 fi
 
 echo "# make check took $(( $(date +%s) - start )) s"
+# The debt for the next make check; and, green with all three smoke lanes,
+# the compat layer they passed on.
+[ ${#newdebt[@]} = 0 ] || printf '%s\n' "${newdebt[@]}" >"$CACHE/debt"
+if [ $failed = 0 ] && has_tier trixie && has_tier bullseye && has_tier sid; then
+	echo "$compat_sum" >"$CACHE/compat-green"
+fi
 # The failures again at the end, where a CI log's tail shows them.
 for f in "${timing[@]}"; do
 	echo "# timing bound missed (not gating): $f"
@@ -218,5 +301,13 @@ done
 for f in "${failures[@]}"; do
 	echo "# FAILED $f"
 done
+# Skips by kind: by design (what this machine or kernel lacks), the
+# rotation's (cases of later turns, or left to the debug lane), debts.
+printf '%s\n' "${notrun[@]}" | awk -v deferred="$deferred" -v debts=${#newdebt[@]} '
+	/a debt the next make check pays first/ { next }
+	/not started: (it takes|the lane.s hard end)/ { rot++; next }
+	NF { design++ }
+	END { printf "# skipped: %d by design, %d rotation deferrals (%d of them left to the debug lane), %d debts\n",
+		design, rot + deferred, deferred, debts }'
 echo "$passed passed, $failed failed, $skipped skipped"
 [ $failed = 0 ]

@@ -24,10 +24,11 @@ for f in "$dir"/t_*.sh; do
 done
 
 filter=
-list=0
+list=0 deferred=0
 for a in "$@"; do
 	case $a in
 	--list) list=1 ;;
+	--deferred) deferred=1 ;;
 	*) filter=$a ;;
 	esac
 done
@@ -130,6 +131,26 @@ if [ -n "$budget" ]; then
 			owed+=("$c")
 		fi
 	done
+	# The last make check's debt (check.sh: owed cases its hard end
+	# cut) is paid first: before this turn's.
+	debt=()
+	for c in ${KTGEN_DEBT:-}; do
+		[ -n "${CASE_FN[$c]:-}" ] && [ -z "${CASE_FINAL[$c]:-}" ] && debt+=("$c")
+	done
+	declare -A IN_DEBT
+	for c in "${debt[@]}"; do
+		IN_DEBT[$c]=1
+	done
+	rest=()
+	for c in "${owed[@]}"; do
+		[ -n "${IN_DEBT[$c]:-}" ] || rest+=("$c")
+	done
+	owed=("${debt[@]}" "${rest[@]}")
+	rest=()
+	for c in "${later[@]}"; do
+		[ -n "${IN_DEBT[$c]:-}" ] || rest+=("$c")
+	done
+	later=("${rest[@]}")
 	for c in "${owed[@]}" "${last[@]}"; do
 		CASE_OWED[$c]=1
 	done
@@ -137,21 +158,25 @@ if [ -n "$budget" ]; then
 fi
 # The stock lane of a make check whose debug lane runs too
 # (KTGEN_DEFER_OWED=1, with the same KTGEN_ROTATION) leaves to it the cases
-# it owes in this turn: the same checks under KASAN, lockdep and kmemleak.
-# Not the smoke cases (bookworm's record for check-compat) nor the "full"
-# ones, whose debug run covers less (reduced matrices).
+# of this turn's slice: the same checks under KASAN, lockdep and kmemleak.
+# Not the smoke cases (bookworm's record for check-compat), the "full"
+# ones, whose debug run covers less (reduced matrices), nor the core ones:
+# those run on both kernels in every make check. (--list --deferred: the
+# stock lane's plan, each case with "deferred" or "-".)
 declare -A CASE_DEFER
-if [ $list = 0 ] && [ -n "${KTGEN_DEFER_OWED:-}" ] && [ -z "$budget" ] &&
-   [ "$KTGEN_TIME_SCALE" = 1 ]; then
+if [ -n "${KTGEN_DEFER_OWED:-}" ] && [ -z "$budget" ] && [ "$KTGEN_TIME_SCALE" = 1 ]; then
 	while read -r c _ o; do
 		[ "$o" = owed ] && [ -n "${CASE_FN[$c]:-}" ] && [ -z "${CASE_SMOKE[$c]:-}" ] &&
-			[ -z "${CASE_FULL[$c]:-}" ] && [ -z "${CASE_FINAL[$c]:-}" ] && CASE_DEFER[$c]=1
-	done <<<"$(KTGEN_DEFER_OWED= KTGEN_TIME_SCALE=10 KTGEN_CASE_BUDGET=1 "$0" --list "$filter")"
+			[ -z "${CASE_FULL[$c]:-}" ] && [ -z "${CASE_FINAL[$c]:-}" ] &&
+			[ -z "${CASE_CORE[$c]:-}" ] && CASE_DEFER[$c]=1
+	done <<<"$(KTGEN_DEFER_OWED= KTGEN_DEBT= KTGEN_TIME_SCALE=10 KTGEN_CASE_BUDGET=1 "$0" --list "$filter")"
 fi
 if [ $list = 1 ]; then
 	for c in "${sel[@]}"; do
 		if [ -n "$budget" ]; then
 			echo "$c ${COST[$c]:-60} ${CASE_OWED[$c]:+owed}"
+		elif [ $deferred = 1 ]; then
+			echo "$c ${CASE_DEFER[$c]:+deferred}"
 		else
 			echo "$c"
 		fi
@@ -230,6 +255,28 @@ if [ -n "$hard" ]; then
 	done
 fi
 
+# An owed case the hard end keeps from starting is never a silent skip.
+# It is a debt (KTGEN_DEBT_OUT: check.sh carries it to the next make
+# check, which runs it first) when this make check ran it on the stock
+# kernel (KTGEN_DEBT_OK) and it is not already a debt of the last one;
+# otherwise it ran nowhere, or is cut a second time: a failure.
+cut_owed()
+{
+	local n=$1 c=$2 why=$3
+
+	cut+=("$c")
+	if [ -n "${IN_DEBT[$c]:-}" ]; then
+		out "not ok $n $c # not started: $why; a debt of the last make check, cut again"
+		failed=$((failed + 1))
+	elif [[ " ${KTGEN_DEBT_OK:-} " == *" $c "* ]] && [ -n "${KTGEN_DEBT_OUT:-}" ]; then
+		echo "$c" >>"$KTGEN_DEBT_OUT"
+		out "ok $n $c # SKIP not started: $why; owed: a debt the next make check pays first"
+	else
+		out "not ok $n $c # not started: $why; owed in this turn and run nowhere else"
+		failed=$((failed + 1))
+	fi
+}
+
 mkdir -p /tmp/ktgen-san
 rm -f /tmp/ktgen-san/*
 out "KTAP version 1"
@@ -250,8 +297,12 @@ for c in "${sel[@]}"; do
 		left=$((hard - (SECONDS - t0)))
 		if [ "$est" -gt $left ]; then
 			unstarted+=("$c")
-			[ -n "${CASE_OWED[$c]:-}" ] && cut+=("$c")
-			out "ok $n $c # SKIP not started: the lane's hard end: it takes ~$est s$with, $left s were left"
+			why="the lane's hard end: it takes ~$est s$with, $left s were left"
+			if [ -z "${CASE_OWED[$c]:-}" ]; then
+				out "ok $n $c # SKIP not started: $why"
+			else
+				cut_owed "$n" "$c" "$why"
+			fi
 			continue
 		fi
 	fi

@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# checkrun.sh TOP: scripts/check.sh itself, on a copy of the tree whose
+# lanes, kernel builds and host tiers are stubs: the smoke lanes' turns,
+# a debt carried from one make check to the next and paid first, the
+# closing lines, and a debug kernel whose build is late ended by the
+# bound instead of waited for.
+
+. "$(dirname "$0")/ktap.sh"
+
+top=${1:?top}
+t=$tmp/tree
+mkdir -p "$t/tools" "$t/kmod/probes" "$t/tests" "$t/bin"
+cp -r "$top/scripts" "$t/"
+cp -r "$top/tests/vm" "$top/tests/tier-costs" "$t/tests/"
+cp "$top/kmod/compat.h" "$t/kmod/"
+cp "$top"/kmod/probes/* "$t/kmod/probes/"
+printf 'check:\n\t@echo 1..1; echo ok 1 unit_stub\ncheckpatch:\n\t@true\n' >"$t/tools/Makefile"
+printf 'checkpatch:\n\t@true\n' >"$t/Makefile"
+log=$tmp/calls
+# stub NAME BODY: scripts/NAME replaced by BODY (a bash script).
+stub()
+{
+	printf '#!/bin/bash\n%s\n' "$2" >"$t/scripts/$1"
+	chmod +x "$t/scripts/$1"
+}
+stub install-deps.sh 'exit 0'
+stub check-uapi.sh 'echo 1..1; echo ok 1 uapi_stub'
+stub check-compat.sh 'echo 1..1; echo "ok 1 compat_stub $*"'
+stub build-uml-kernel.sh 'echo /nonexistent'
+stub uml-run.sh 'exit 1'
+stub build-debug-kernel.sh 'sleep "${STUB_DEBUG_BUILD_SECS:-0}"; echo /stub/kernel.env'
+# A lane: its name and what it was given, logged; the debug lane cuts
+# STUB_CUT (run.sh's debt line and file) and checks what it was owed.
+stub vm-suite.sh '
+[ "$1" = --smoke ] && shift
+echo "$1 DEBT=${KTGEN_DEBT:-} DEBT_OK=${KTGEN_DEBT_OK:-}" >>"'"$log"'"
+out=${KTGEN_CACHE}/runs/$1
+mkdir -p "$out"
+case $1 in
+bookworm)
+	printf "%s\n" "ok 1 tcp_loopback" "ok 2 rr_crr" >"$out/ktap" ;;
+bookworm-debug)
+	: >"$out/ktap"
+	if [ -n "${STUB_CUT:-}" ]; then
+		echo "$STUB_CUT" >"$out/debt"
+		echo "ok 1 $STUB_CUT # SKIP not started: the lane'"'"'s hard end; owed: a debt the next make check pays first" >>"$out/ktap"
+	fi ;;
+esac
+echo 1..1
+cat "$out/ktap"
+echo "ok 9 ${1}_stub"
+'
+
+# run N [ENV...]: check.sh in the copy, its output in $tmp/run.N
+run()
+{
+	local n=$1
+
+	shift
+	env -u KTGEN_TIERS KTGEN_CACHE="$tmp/cache" "$@" \
+		timeout 120 bash "$t/scripts/check.sh" >"$tmp/run.$n" 2>&1
+	echo $? >"$tmp/rc.$n"
+}
+lanes()
+{
+	grep -oE '^(trixie|bullseye|sid) ' "$log" | tr -d ' ' | tr '\n' ' '
+}
+
+mkdir -p "$tmp/cache"
+echo 6 >"$tmp/cache/rotation"
+run 1
+result first_run_all_smoke "$([ "$(lanes)" = "trixie bullseye sid " ] || echo "lanes: $(lanes)")"
+result first_run_green "$([ "$(cat "$tmp/rc.1")" = 0 ] && tail -n 1 "$tmp/run.1" | grep -qx "[0-9]* passed, 0 failed, [0-9]* skipped" ||
+	tail -n 5 "$tmp/run.1")"
+result compat_digest_kept "$([ -s "$tmp/cache/compat-green" ] || echo "no compat-green after a green run")"
+
+: >"$log"
+run 2 STUB_CUT=rr_crr
+result one_smoke_lane_a_turn "$([ "$(lanes)" = "sid " ] || echo "turn 8: lanes $(lanes)")"
+result stock_ran_given "$(grep -q '^bookworm-debug .*DEBT_OK=tcp_loopback rr_crr' "$log" || grep bookworm-debug "$log")"
+result debt_recorded "$([ "$(cat "$tmp/cache/debt" 2>/dev/null)" = rr_crr ] || echo "debt file: $(cat "$tmp/cache/debt" 2>/dev/null)")"
+result skipped_line_names_debts "$(grep -q '^# skipped: .*, 1 debts$' "$tmp/run.2" || grep '^# skipped' "$tmp/run.2")"
+
+: >"$log"
+run 3
+result debt_paid_next_time "$(grep -q '^bookworm-debug DEBT=rr_crr ' "$log" || grep bookworm-debug "$log")"
+result debt_cleared "$([ ! -e "$tmp/cache/debt" ] || echo "debt left: $(cat "$tmp/cache/debt")")"
+result next_smoke_lane "$([ "$(lanes)" = "trixie " ] || echo "turn 9: lanes $(lanes)")"
+
+# a compat change: all three again
+echo "/* changed */" >>"$t/kmod/compat.h"
+: >"$log"
+run 4
+result compat_change_all_smoke "$([ "$(lanes)" = "trixie bullseye sid " ] || echo "lanes: $(lanes)")"
+
+# The debug kernel 10 min late, 6 min before the hard end: the wait ends
+# at the bound, with a failure, not when the build would have.
+: >"$log"
+t0=$SECONDS
+run 5 STUB_DEBUG_BUILD_SECS=600 KTGEN_CHECK_END_MINUTES=1
+result late_debug_kernel_bounded "$([ $((SECONDS - t0)) -lt 60 ] && [ "$(cat "$tmp/rc.5")" != 0 ] &&
+	grep -q '^not ok - debug # the debug kernel was not built by' "$tmp/run.5" &&
+	tail -n 1 "$tmp/run.5" | grep -q ' [1-9][0-9]* failed' ||
+	echo "$((SECONDS - t0)) s, rc $(cat "$tmp/rc.5"): $(tail -n 4 "$tmp/run.5")")"
+result late_debug_lane_not_run "$(! grep -q '^bookworm-debug ' "$log" || echo "the debug lane ran")"
+
+finish checkrun
