@@ -30,12 +30,13 @@ stub check-uapi.sh 'echo 1..1; echo ok 1 uapi_stub'
 stub check-compat.sh 'echo 1..1; echo "ok 1 compat_stub $*"'
 stub build-uml-kernel.sh 'echo /nonexistent'
 stub uml-run.sh 'exit 1'
-stub build-debug-kernel.sh 'sleep "${STUB_DEBUG_BUILD_SECS:-0}"; echo /stub/kernel.env'
+stub build-debug-kernel.sh '[ "${STUB_DEBUG_BUILD_SECS:-0}" = 0 ] || echo "build-debug-kernel: building" >&2
+sleep "${STUB_DEBUG_BUILD_SECS:-0}"; echo /stub/kernel.env'
 # A lane: its name and what it was given, logged; the debug lane cuts
 # STUB_CUT (run.sh's debt line and file) and checks what it was owed.
 stub vm-suite.sh '
 [ "$1" = --smoke ] && shift
-echo "$1 DEBT=${KTGEN_DEBT:-} DEBT_OK=${KTGEN_DEBT_OK:-}" >>"'"$log"'"
+echo "$1 DEBT=${KTGEN_DEBT:-} DEBT_OK=${KTGEN_DEBT_OK:-} DEFER=${KTGEN_DEFER_OWED:-}" >>"'"$log"'"
 out=${KTGEN_CACHE}/runs/$1
 mkdir -p "$out"
 case $1 in
@@ -85,6 +86,7 @@ result skipped_line_names_debts "$(grep -q '^# skipped: .*, 1 debts$' "$tmp/run.
 
 : >"$log"
 run 3
+cp "$log" "$tmp/calls.3"
 result debt_paid_next_time "$(grep -q '^bookworm-debug DEBT=rr_crr ' "$log" || grep bookworm-debug "$log")"
 result debt_cleared "$([ ! -e "$tmp/cache/debt" ] || echo "debt left: $(cat "$tmp/cache/debt")")"
 result next_smoke_lane "$([ "$(lanes)" = "trixie " ] || echo "turn 9: lanes $(lanes)")"
@@ -105,5 +107,7 @@ result late_debug_kernel_bounded "$([ $((SECONDS - t0)) -lt 60 ] && [ "$(cat "$t
 	tail -n 1 "$tmp/run.5" | grep -q ' [1-9][0-9]* failed' ||
 	echo "$((SECONDS - t0)) s, rc $(cat "$tmp/rc.5"): $(tail -n 4 "$tmp/run.5")")"
 result late_debug_lane_not_run "$(! grep -q '^bookworm-debug ' "$log" || echo "the debug lane ran")"
+result late_debug_kernel_stock_runs_all "$(grep -q '^bookworm .*DEFER=$' "$log" || grep '^bookworm ' "$log")"
+result warm_stock_defers "$(grep -q '^bookworm .*DEFER=1$' "$tmp/calls.3" || cat "$tmp/calls.3")"
 
 finish checkrun
