@@ -69,7 +69,7 @@ static bool ktg_nic_dma_frame(struct ktg_nic *nic, struct ktg_nic *pn,
 	 */
 	if (!smp_load_acquire(&pn->rx_ready) || len > KTG_NIC_BUF_LEN)
 		return false;
-	nq = pn->dev->real_num_rx_queues;
+	nq = ktg_nic_rxqs(pn);
 	rq = &pn->rq[reciprocal_scale(hash, nq)];
 	if (!ktg_nic_dma_slot(nic, rq))
 		return false;
@@ -165,7 +165,7 @@ static bool ktg_nic_tx_pending(struct ktg_nic *nic)
 {
 	unsigned int q;
 
-	for (q = 0; q < nic->dev->real_num_tx_queues; q++)
+	for (q = 0; q < ktg_nic_txqs(nic); q++)
 		if (!ptr_ring_empty(&nic->sq[q].ring))
 			return true;
 	return false;
@@ -187,7 +187,7 @@ static unsigned int ktg_nic_engine_pass(struct ktg_nic *nic)
 	rcu_read_unlock();
 	pn = peer ? netdev_priv(peer) : NULL;
 
-	for (q = 0; q < dev->real_num_tx_queues; q++) {
+	for (q = 0; q < ktg_nic_txqs(nic); q++) {
 		struct netdev_queue *txq = netdev_get_tx_queue(dev, q);
 		struct ktg_nic_sq *sq = &nic->sq[q];
 		unsigned int bytes = 0;

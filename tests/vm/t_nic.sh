@@ -813,3 +813,105 @@ t_nic_unload()
 	unload_module
 }
 case_add nic_unload t_nic_unload 180
+
+# nicnl ARGS...: tests/vm/nicnl.py, the rtnetlink and ethtool requests ip
+# and ethtool do not make.
+nicnl()
+{
+	/usr/bin/python3 "$KTGEN_TESTS/nicnl.py" "$@"
+}
+
+# nic_in NS CMD...: CMD in network namespace NS ("-": this one).
+nic_in()
+{
+	local ns=$1
+
+	shift
+	if [ "$ns" = - ]; then
+		"$@"
+	else
+		ip netns exec "$ns" "$@"
+	fi
+}
+
+# nic_cur NS DEV OPT FIELD: FIELD's current setting in `ethtool OPT DEV`
+# (-l Combined:, -g RX: or TX:, -c rx-usecs:); nic_most: its maximum.
+nic_cur()
+{
+	nic_in "$1" ethtool "$3" "$2" |
+		awk -v f="$4" '/^Current/ { c = 1 } $1 == f { v[c + 0] = $2 }
+			END { print (1 in v) ? v[1] : v[0] }'
+}
+
+nic_most()
+{
+	nic_in "$1" ethtool "$3" "$2" | awk -v f="$4" '/^Current/ { exit } $1 == f { print $2; exit }'
+}
+
+# nic_left: what a case left of ktgen-nic (devices in any namespace, engine
+# threads, ring pages), nothing when all is gone.
+nic_left()
+{
+	local ns
+
+	for ns in - $(ip netns list | awk '{ print $1 }'); do
+		nic_in "$ns" ip -d -o link show 2>/dev/null | grep -o '^[0-9]*: [^:@]*.*ktgen-nic' |
+			cut -d: -f2
+	done
+	grep -h '^ktgen-nic/' /proc/[0-9]*/comm 2>/dev/null || true
+	[ "$(cat /sys/module/ktgen_nic/parameters/budget_used)" = 0 ] ||
+		echo "ring pages: $(cat /sys/module/ktgen_nic/parameters/budget_used) bytes"
+}
+
+# Every per-queue array of a device holds 8 entries: rtnetlink's queue
+# counts (IFLA_NUM_TX_QUEUES, IFLA_NUM_RX_QUEUES: up to 4096 in the core)
+# above that are refused for the device and for its peer, saying which
+# attribute, and ethtool offers no more channels than the device has
+# queues both ways. The maintainer's reproducer (16 queues, 16 channels,
+# up) oopsed in the DMA engine and in transmit, and `ip -d link show`
+# read past an array on the stack.
+t_nic_queues()
+{
+	local n
+
+	trap 'ip link del kq0 2>/dev/null || :; ip link del kq2 2>/dev/null || :' EXIT
+	load_module
+	for n in 9 16 4096; do
+		must_refuse "IFLA_NUM_TX_QUEUES" ip link add kq0 numtxqueues $n type ktgen-nic
+		must_refuse "IFLA_NUM_RX_QUEUES" ip link add kq0 numrxqueues $n type ktgen-nic
+	done
+	must_refuse "IFLA_NUM_(TX|RX)_QUEUES" \
+		ip link add kq0 numtxqueues 16 numrxqueues 16 type ktgen-nic
+	# the peer's own counts (ip gives a ktgen-nic peer none)
+	nicnl walk <<-EOT || fail "the peer's queue counts"
+	EINVAL:.*IFLA_NUM_TX_QUEUES new kq0 txq 16 peer kq1 txq 16
+	EINVAL:.*peer.*IFLA_NUM_TX_QUEUES new kq0 peer kq1 txq 9
+	EINVAL:.*peer.*IFLA_NUM_TX_QUEUES new kq0 peer kq1 txq 16
+	EINVAL:.*peer.*IFLA_NUM_RX_QUEUES new kq0 peer kq1 rxq 4096
+	EINVAL:.*peer.*IFLA_NUM_RX_QUEUES new kq0 txq 8 rxq 8 peer kq1 txq 8 rxq 16
+	EOT
+	[ -z "$(nic_left)" ] || fail "a refusal left behind: $(nic_left)"
+	nicnl walk <<<"ok new kq0 txq 8 rxq 8 peer kq1 txq 8 rxq 8" || fail "8 queues each"
+	[ "$(nic_most - kq0 -l Combined:)" = 8 ] || fail "kq0 offers $(nic_most - kq0 -l Combined:) channels"
+	must_refuse 'exceeds maximum' ethtool -L kq0 combined 9
+	must_refuse 'exceeds maximum' ethtool -L kq1 combined 16
+	ethtool -L kq0 combined 8
+	ethtool -L kq1 combined 8
+	ip link set kq0 up
+	ip link set kq1 up
+	slowwait "$(scaled 5)" grep -qx 1 /sys/class/net/kq0/carrier ||
+		fail "kq0: no carrier with 8 channels"
+	# the reproducer's own steps, and its pair's view through ip and ktgen
+	ip -d link show kq0 | grep -q 'ktgen-nic' || fail "ip -d link show kq0"
+	$KTGEN -j nic show kq0 | json_check "len(d[0]['irq_cpus']) == 8" ||
+		fail "kq0's irq-cpus: $($KTGEN nic show kq0)"
+	ip link del kq0
+	# fewer receive queues than transmit ones: channels are the fewer
+	ip link add kq2 numtxqueues 4 numrxqueues 2 type ktgen-nic
+	[ "$(nic_most - kq2 -l Combined:)" = 2 ] ||
+		fail "kq2 (4 tx, 2 rx queues) offers $(nic_most - kq2 -l Combined:) channels"
+	must_refuse 'exceeds maximum' ethtool -L kq2 combined 4
+	ip link del kq2
+	[ -z "$(nic_left)" ] || fail "left behind: $(nic_left)"
+}
+case_add nic_queues t_nic_queues 60
