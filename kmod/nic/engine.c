@@ -104,15 +104,18 @@ static bool ktg_nic_dma_frame(struct ktg_nic *nic, struct ktg_nic *pn,
 	return true;
 }
 
-static void ktg_nic_dma_irqs(struct ktg_nic *nic, struct ktg_nic *pn)
+/* Raise the interrupts of the peer's queues that frames were placed in,
+ * those that moderation still holds (rx-usecs, rx-frames) only when @all.
+ */
+static void ktg_nic_dma_irqs(struct ktg_nic *nic, struct ktg_nic *pn, bool all)
 {
-	u32 usecs = READ_ONCE(pn->rx_usecs), frames = READ_ONCE(pn->rx_frames);
+	u32 usecs = all ? 0 : READ_ONCE(pn->rx_usecs), frames = READ_ONCE(pn->rx_frames);
 	u64 pending = nic->rx_dma_pending, now = usecs ? ktime_get_ns() : 0;
-	int q;
+	unsigned int q;
 
 	nic->irq_due_ns = 0;
 	local_bh_disable();
-	for (q = 0; pending; q++, pending >>= 1) {
+	for (q = 0; q < ARRAY_SIZE(pn->rq) && pending; q++, pending >>= 1) {
 		struct ktg_nic_rq *rq = &pn->rq[q];
 		u64 due = rq->mod_first_ns + (u64)usecs * NSEC_PER_USEC;
 
@@ -130,6 +133,27 @@ static void ktg_nic_dma_irqs(struct ktg_nic *nic, struct ktg_nic *pn)
 		ktg_ctr_add(&nic->dma, KTG_DMA_IRQS, 1);
 	}
 	local_bh_enable();
+}
+
+/* Before the engine parks or stops: every interrupt moderation holds is
+ * raised. They name the peer's queues, whose rings outlive a park and a
+ * stop (a reset or a close of this device): held, the frames placed
+ * there would wait for the next frame to reach the queue. The peer's
+ * NAPIs are still on: it parks this engine before it turns them off.
+ */
+static void ktg_nic_dma_flush(struct ktg_nic *nic)
+{
+	struct net_device *peer;
+
+	if (nic->rx_dma_pending) {
+		rcu_read_lock();
+		peer = rcu_dereference(nic->peer);
+		if (peer)
+			ktg_nic_dma_irqs(nic, netdev_priv(peer), true);
+		rcu_read_unlock();
+	}
+	nic->rx_dma_pending = 0;
+	nic->irq_due_ns = 0;
 }
 
 /* Move one transmitted skb to the peer, cut into MTU frames if it is TSO. */
@@ -216,7 +240,7 @@ static unsigned int ktg_nic_engine_pass(struct ktg_nic *nic)
 			netif_tx_wake_queue(txq);
 	}
 	if (nic->rx_dma_pending && pn) {
-		ktg_nic_dma_irqs(nic, pn);
+		ktg_nic_dma_irqs(nic, pn, false);
 	} else if (!pn) {
 		nic->rx_dma_pending = 0;
 		nic->irq_due_ns = 0;
@@ -231,8 +255,7 @@ int ktg_nic_engine(void *arg)
 
 	while (!kthread_should_stop()) {
 		if (kthread_should_park()) {
-			nic->rx_dma_pending = 0;
-			nic->irq_due_ns = 0;
+			ktg_nic_dma_flush(nic);
 			kthread_parkme();
 			continue;
 		}
@@ -259,5 +282,6 @@ int ktg_nic_engine(void *arg)
 		__set_current_state(TASK_RUNNING);
 		WRITE_ONCE(nic->engine_idle, false);
 	}
+	ktg_nic_dma_flush(nic);
 	return 0;
 }

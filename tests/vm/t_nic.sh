@@ -915,3 +915,40 @@ t_nic_queues()
 	[ -z "$(nic_left)" ] || fail "left behind: $(nic_left)"
 }
 case_add nic_queues t_nic_queues 60
+
+# Interrupts the sender's engine held for moderation (rx-usecs on the
+# receiver) are raised when that engine parks (a ring change, a reset by
+# priv-flag) or stops (link down) right after a burst: every frame it
+# placed reaches the receiver's NAPI with no further traffic (nicnl
+# burst: the frames and the reset from one process, well inside the 10
+# ms the receiver holds its interrupt).
+nic_quiet()
+{
+	[ "$(nic_in_flight)" = 0 ]
+}
+
+t_nic_irq_reset()
+{
+	local op r0 r1
+
+	load_module
+	NIC_IPV6=0 nic_pair
+	ip netns exec "$NS_B" ethtool -C ktn1 rx-usecs 10000 rx-frames 0
+	ip netns exec "$NS_A" ethtool -G ktn0 rx 64 tx 64
+	ip netns exec "$NS_A" ethtool --set-priv-flags ktn0 flag-reset on
+	r0=$(ip netns exec "$NS_A" ethtool -S ktn0 | awk '$1 == "resets:" { print $2 }')
+	for op in "ring 128" "pflags 0xc" down; do
+		slowwait "$(scaled 5)" nic_carrier "$NS_B" ktn1 || fail "$op: no carrier"
+		[ "$(nic_in_flight)" = 0 ] || fail "before $op: $(nic_in_flight) frames in flight"
+		# shellcheck disable=SC2086 # op and its argument
+		ip netns exec "$NS_A" /usr/bin/python3 "$KTGEN_TESTS/nicnl.py" burst ktn0 16 $op
+		if ! slowwait "$(scaled 2)" nic_quiet; then
+			fail "$op right after a burst: $(nic_in_flight) frames ktn0's engine placed never reached ktn1's stack"
+		fi
+		log "$op: every frame placed was received"
+		[ "$op" != down ] || ip -n "$NS_A" link set ktn0 up
+	done
+	r1=$(ip netns exec "$NS_A" ethtool -S ktn0 | awk '$1 == "resets:" { print $2 }')
+	[ $((r1 - r0)) = 2 ] || fail "ktn0 reset $((r1 - r0)) times, want 2"
+}
+case_add nic_irq_reset t_nic_irq_reset 120
