@@ -195,21 +195,33 @@ static bool ktg_nic_tx_pending(struct ktg_nic *nic)
 	return false;
 }
 
+/* The peer for one pass, held: the pass sleeps (waiting for buffers), so
+ * it cannot stay in an RCU read section, and the reference keeps the
+ * peer's memory until it is done. NULL once the pair is unlinked
+ * (ndo_uninit), before an RCU grace period and the peer's freeing. The
+ * peer's rings are another matter: it parks this engine before it frees
+ * them or changes its queue count, and they are used only while its
+ * rx_ready says so.
+ */
+static struct net_device *ktg_nic_peer_get(struct ktg_nic *nic)
+{
+	struct net_device *peer;
+
+	rcu_read_lock();
+	peer = rcu_dereference(nic->peer);
+	if (peer)
+		dev_hold(peer);
+	rcu_read_unlock();
+	return peer;
+}
+
 /* One pass over the transmit rings: frames moved. */
 static unsigned int ktg_nic_engine_pass(struct ktg_nic *nic)
 {
 	struct net_device *dev = nic->dev;
+	struct net_device *peer = ktg_nic_peer_get(nic);
+	struct ktg_nic *pn = peer ? netdev_priv(peer) : NULL;
 	unsigned int q, i, total = 0;
-	struct net_device *peer;
-	struct ktg_nic *pn;
-
-	/* The peer cannot be freed while this engine runs: its unregistration
-	 * takes it down first, which parks this engine.
-	 */
-	rcu_read_lock();
-	peer = rcu_dereference(nic->peer);
-	rcu_read_unlock();
-	pn = peer ? netdev_priv(peer) : NULL;
 
 	for (q = 0; q < ktg_nic_txqs(nic); q++) {
 		struct netdev_queue *txq = netdev_get_tx_queue(dev, q);
@@ -245,6 +257,8 @@ static unsigned int ktg_nic_engine_pass(struct ktg_nic *nic)
 		nic->rx_dma_pending = 0;
 		nic->irq_due_ns = 0;
 	}
+	if (peer)
+		dev_put(peer);
 	return total;
 }
 
