@@ -15,6 +15,19 @@
 #include "nocache.h"
 #include "nic.h"
 
+/* The engine's counters. Its kthread may be preempted, which a 32-bit
+ * u64_stats writer must not be inside an update (a reader would spin on
+ * it): the irqsave form, as drivers writing from process context use; on
+ * 64-bit it costs nothing.
+ */
+static void ktg_nic_dma_add(struct ktg_nic *nic, unsigned int i, u64 n)
+{
+	unsigned long flags = u64_stats_update_begin_irqsave(&nic->dma.syncp);
+
+	u64_stats_add(&nic->dma.v[i], n);
+	u64_stats_update_end_irqrestore(&nic->dma.syncp, flags);
+}
+
 /* A buffer of @rq posted and not yet filled, waiting for the peer's NAPI
  * when there is none. False when the engine must stop or park: the frame
  * is dropped.
@@ -22,7 +35,7 @@
 static bool ktg_nic_dma_slot(struct ktg_nic *nic, struct ktg_nic_rq *rq)
 {
 	while (!ktg_nic_rq_posted(rq)) {
-		ktg_ctr_add(&nic->dma, KTG_DMA_PAUSE, 1);
+		ktg_nic_dma_add(nic, KTG_DMA_PAUSE, 1);
 		local_bh_disable();
 		ktg_nic_raise(rq);
 		local_bh_enable();
@@ -69,7 +82,7 @@ static bool ktg_nic_dma_frame(struct ktg_nic *nic, struct ktg_nic *pn,
 	 */
 	if (!smp_load_acquire(&pn->rx_ready) || len > KTG_NIC_BUF_LEN)
 		return false;
-	nq = pn->dev->real_num_rx_queues;
+	nq = ktg_nic_rxqs(pn);
 	rq = &pn->rq[reciprocal_scale(hash, nq)];
 	if (!ktg_nic_dma_slot(nic, rq))
 		return false;
@@ -79,7 +92,7 @@ static bool ktg_nic_dma_frame(struct ktg_nic *nic, struct ktg_nic *pn,
 	nocache = READ_ONCE(pn->priv_flags) & BIT(KTG_NIC_PF_DMA_NOCACHE);
 	ktg_nic_dma_copy(skb, va, nocache);
 	if (nocache)
-		ktg_ctr_add(&nic->dma, KTG_DMA_NOCACHE, 1);
+		ktg_nic_dma_add(nic, KTG_DMA_NOCACHE, 1);
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
 		/* The sender left the checksum to the hardware: sum from
 		 * csum_start over the copy, into the field at csum_offset
@@ -89,7 +102,7 @@ static bool ktg_nic_dma_frame(struct ktg_nic *nic, struct ktg_nic *pn,
 		__sum16 *field = va + start + skb->csum_offset;
 
 		*field = csum_fold(csum_partial(va + start, len - start, 0)) ?: CSUM_MANGLED_0;
-		ktg_ctr_add(&nic->dma, KTG_DMA_CSUMS, 1);
+		ktg_nic_dma_add(nic, KTG_DMA_CSUMS, 1);
 	}
 	d->len = len;
 	d->hash = hash;
@@ -99,20 +112,23 @@ static bool ktg_nic_dma_frame(struct ktg_nic *nic, struct ktg_nic *pn,
 	nic->rx_dma_pending |= BIT_ULL(rq - pn->rq);
 	if (!rq->mod_frames++)
 		rq->mod_first_ns = ktime_get_ns();
-	ktg_ctr_add(&nic->dma, KTG_DMA_FRAMES, 1);
-	ktg_ctr_add(&nic->dma, KTG_DMA_BYTES, len);
+	ktg_nic_dma_add(nic, KTG_DMA_FRAMES, 1);
+	ktg_nic_dma_add(nic, KTG_DMA_BYTES, len);
 	return true;
 }
 
-static void ktg_nic_dma_irqs(struct ktg_nic *nic, struct ktg_nic *pn)
+/* Raise the interrupts of the peer's queues that frames were placed in,
+ * those that moderation still holds (rx-usecs, rx-frames) only when @all.
+ */
+static void ktg_nic_dma_irqs(struct ktg_nic *nic, struct ktg_nic *pn, bool all)
 {
-	u32 usecs = READ_ONCE(pn->rx_usecs), frames = READ_ONCE(pn->rx_frames);
+	u32 usecs = all ? 0 : READ_ONCE(pn->rx_usecs), frames = READ_ONCE(pn->rx_frames);
 	u64 pending = nic->rx_dma_pending, now = usecs ? ktime_get_ns() : 0;
-	int q;
+	unsigned int q;
 
 	nic->irq_due_ns = 0;
 	local_bh_disable();
-	for (q = 0; pending; q++, pending >>= 1) {
+	for (q = 0; q < ARRAY_SIZE(pn->rq) && pending; q++, pending >>= 1) {
 		struct ktg_nic_rq *rq = &pn->rq[q];
 		u64 due = rq->mod_first_ns + (u64)usecs * NSEC_PER_USEC;
 
@@ -127,9 +143,30 @@ static void ktg_nic_dma_irqs(struct ktg_nic *nic, struct ktg_nic *pn)
 		rq->mod_frames = 0;
 		nic->rx_dma_pending &= ~BIT_ULL(q);
 		ktg_nic_raise(rq);
-		ktg_ctr_add(&nic->dma, KTG_DMA_IRQS, 1);
+		ktg_nic_dma_add(nic, KTG_DMA_IRQS, 1);
 	}
 	local_bh_enable();
+}
+
+/* Before the engine parks or stops: every interrupt moderation holds is
+ * raised. They name the peer's queues, whose rings outlive a park and a
+ * stop (a reset or a close of this device): held, the frames placed
+ * there would wait for the next frame to reach the queue. The peer's
+ * NAPIs are still on: it parks this engine before it turns them off.
+ */
+static void ktg_nic_dma_flush(struct ktg_nic *nic)
+{
+	struct net_device *peer;
+
+	if (nic->rx_dma_pending) {
+		rcu_read_lock();
+		peer = rcu_dereference(nic->peer);
+		if (peer)
+			ktg_nic_dma_irqs(nic, netdev_priv(peer), true);
+		rcu_read_unlock();
+	}
+	nic->rx_dma_pending = 0;
+	nic->irq_due_ns = 0;
 }
 
 /* Move one transmitted skb to the peer, cut into MTU frames if it is TSO. */
@@ -141,53 +178,65 @@ static void ktg_nic_dma_skb(struct ktg_nic *nic, struct ktg_nic *pn, struct sk_b
 
 	if (!pn || !skb_is_gso(skb)) {
 		if (!pn || !ktg_nic_dma_frame(nic, pn, skb, hash))
-			ktg_ctr_add(&nic->dma, KTG_DMA_DROPS, 1);
+			ktg_nic_dma_add(nic, KTG_DMA_DROPS, 1);
 		consume_skb(skb);
 		return;
 	}
 	segs = skb_gso_segment(skb, NETIF_F_SG | NETIF_F_HW_CSUM);
 	consume_skb(skb);
 	if (IS_ERR_OR_NULL(segs)) {
-		ktg_ctr_add(&nic->dma, KTG_DMA_DROPS, 1);
+		ktg_nic_dma_add(nic, KTG_DMA_DROPS, 1);
 		return;
 	}
 	skb_list_walk_safe(segs, seg, next) {
 		skb_mark_not_on_list(seg);
 		if (!ktg_nic_dma_frame(nic, pn, seg, hash))
-			ktg_ctr_add(&nic->dma, KTG_DMA_DROPS, 1);
+			ktg_nic_dma_add(nic, KTG_DMA_DROPS, 1);
 		consume_skb(seg);
 		n++;
 	}
-	ktg_ctr_add(&nic->dma, KTG_DMA_SEGMENTS, n);
+	ktg_nic_dma_add(nic, KTG_DMA_SEGMENTS, n);
 }
 
 static bool ktg_nic_tx_pending(struct ktg_nic *nic)
 {
 	unsigned int q;
 
-	for (q = 0; q < nic->dev->real_num_tx_queues; q++)
+	for (q = 0; q < ktg_nic_txqs(nic); q++)
 		if (!ptr_ring_empty(&nic->sq[q].ring))
 			return true;
 	return false;
+}
+
+/* The peer for one pass, held: the pass sleeps (waiting for buffers), so
+ * it cannot stay in an RCU read section, and the reference keeps the
+ * peer's memory until it is done. NULL once the pair is unlinked
+ * (ndo_uninit), before an RCU grace period and the peer's freeing. The
+ * peer's rings are another matter: it parks this engine before it frees
+ * them or changes its queue count, and they are used only while its
+ * rx_ready says so.
+ */
+static struct net_device *ktg_nic_peer_get(struct ktg_nic *nic)
+{
+	struct net_device *peer;
+
+	rcu_read_lock();
+	peer = rcu_dereference(nic->peer);
+	if (peer)
+		dev_hold(peer);
+	rcu_read_unlock();
+	return peer;
 }
 
 /* One pass over the transmit rings: frames moved. */
 static unsigned int ktg_nic_engine_pass(struct ktg_nic *nic)
 {
 	struct net_device *dev = nic->dev;
+	struct net_device *peer = ktg_nic_peer_get(nic);
+	struct ktg_nic *pn = peer ? netdev_priv(peer) : NULL;
 	unsigned int q, i, total = 0;
-	struct net_device *peer;
-	struct ktg_nic *pn;
 
-	/* The peer cannot be freed while this engine runs: its unregistration
-	 * takes it down first, which parks this engine.
-	 */
-	rcu_read_lock();
-	peer = rcu_dereference(nic->peer);
-	rcu_read_unlock();
-	pn = peer ? netdev_priv(peer) : NULL;
-
-	for (q = 0; q < dev->real_num_tx_queues; q++) {
+	for (q = 0; q < ktg_nic_txqs(nic); q++) {
 		struct netdev_queue *txq = netdev_get_tx_queue(dev, q);
 		struct ktg_nic_sq *sq = &nic->sq[q];
 		unsigned int bytes = 0;
@@ -216,11 +265,13 @@ static unsigned int ktg_nic_engine_pass(struct ktg_nic *nic)
 			netif_tx_wake_queue(txq);
 	}
 	if (nic->rx_dma_pending && pn) {
-		ktg_nic_dma_irqs(nic, pn);
+		ktg_nic_dma_irqs(nic, pn, false);
 	} else if (!pn) {
 		nic->rx_dma_pending = 0;
 		nic->irq_due_ns = 0;
 	}
+	if (peer)
+		dev_put(peer);
 	return total;
 }
 
@@ -231,14 +282,13 @@ int ktg_nic_engine(void *arg)
 
 	while (!kthread_should_stop()) {
 		if (kthread_should_park()) {
-			nic->rx_dma_pending = 0;
-			nic->irq_due_ns = 0;
+			ktg_nic_dma_flush(nic);
 			kthread_parkme();
 			continue;
 		}
 		t0 = ktime_get_ns();
 		if (ktg_nic_engine_pass(nic)) {
-			ktg_ctr_add(&nic->dma, KTG_DMA_BUSY_NS, ktime_get_ns() - t0);
+			ktg_nic_dma_add(nic, KTG_DMA_BUSY_NS, ktime_get_ns() - t0);
 			cond_resched();
 			continue;
 		}
@@ -259,5 +309,6 @@ int ktg_nic_engine(void *arg)
 		__set_current_state(TASK_RUNNING);
 		WRITE_ONCE(nic->engine_idle, false);
 	}
+	ktg_nic_dma_flush(nic);
 	return 0;
 }

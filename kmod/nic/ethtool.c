@@ -71,7 +71,7 @@ static int ktg_nic_set_ringparam(struct net_device *dev, struct ethtool_ringpara
 	}
 	if (r->rx_pending == nic->rx_ring && r->tx_pending == nic->tx_ring)
 		return 0;
-	return ktg_nic_reconfigure(nic, dev->real_num_rx_queues, r->rx_pending,
+	return ktg_nic_reconfigure(nic, ktg_nic_rxqs(nic), r->rx_pending,
 				   r->tx_pending, extack);
 }
 
@@ -106,10 +106,16 @@ static int ktg_nic_set_coalesce(struct net_device *dev, struct ethtool_coalesce 
 	return 0;
 }
 
+/* A channel is a queue each way, with its rings: no more than the device
+ * has queues of either kind, nor than it has rings.
+ */
 static void ktg_nic_get_channels(struct net_device *dev, struct ethtool_channels *ch)
 {
-	ch->max_combined = dev->num_tx_queues;
-	ch->combined_count = dev->real_num_tx_queues;
+	struct ktg_nic *nic = netdev_priv(dev);
+
+	ch->max_combined = min3(dev->num_tx_queues, dev->num_rx_queues,
+				(unsigned int)ARRAY_SIZE(nic->rq));
+	ch->combined_count = ktg_nic_txqs(nic);
 }
 
 static int ktg_nic_set_channels(struct net_device *dev, struct ethtool_channels *ch)
@@ -119,7 +125,7 @@ static int ktg_nic_set_channels(struct net_device *dev, struct ethtool_channels 
 	/* The core checked the counts against the maxima. */
 	if (ch->rx_count || ch->tx_count || !ch->combined_count)
 		return -EINVAL;
-	if (ch->combined_count == dev->real_num_tx_queues)
+	if (ch->combined_count == ktg_nic_txqs(nic))
 		return 0;
 	return ktg_nic_reconfigure(nic, ch->combined_count, nic->rx_ring, nic->tx_ring,
 				   NULL);
@@ -152,7 +158,7 @@ static int ktg_nic_set_priv_flags(struct net_device *dev, u32 flags)
 	    !(changed & ~(BIT(KTG_NIC_PF_FLAG_RESET) | BIT(KTG_NIC_PF_QUIET_RESET))) ||
 	    !netif_running(dev))
 		return 0;
-	err = ktg_nic_reconfigure(nic, dev->real_num_rx_queues, nic->rx_ring, nic->tx_ring,
+	err = ktg_nic_reconfigure(nic, ktg_nic_rxqs(nic), nic->rx_ring, nic->tx_ring,
 				  NULL);
 	if (err)
 		WRITE_ONCE(nic->priv_flags, flags ^ changed);
@@ -186,11 +192,12 @@ static int ktg_nic_set_tunable(struct net_device *dev, const struct ethtool_tuna
 
 static int ktg_nic_get_sset_count(struct net_device *dev, int sset)
 {
+	struct ktg_nic *nic = netdev_priv(dev);
+
 	switch (sset) {
 	case ETH_SS_STATS:
 		return KTG_RQ_COUNT + KTG_SQ_COUNT + KTG_DMA_COUNT + 1 +
-		       dev->real_num_rx_queues * KTG_RQ_COUNT +
-		       dev->real_num_tx_queues * KTG_SQ_COUNT;
+		       ktg_nic_rxqs(nic) * KTG_RQ_COUNT + ktg_nic_txqs(nic) * KTG_SQ_COUNT;
 	case ETH_SS_PRIV_FLAGS:
 		return KTG_NIC_PF_COUNT;
 	default:
@@ -200,6 +207,7 @@ static int ktg_nic_get_sset_count(struct net_device *dev, int sset)
 
 static void ktg_nic_get_strings(struct net_device *dev, u32 sset, u8 *data)
 {
+	struct ktg_nic *nic = netdev_priv(dev);
 	unsigned int q, i;
 
 	switch (sset) {
@@ -211,10 +219,10 @@ static void ktg_nic_get_strings(struct net_device *dev, u32 sset, u8 *data)
 		for (i = 0; i < KTG_DMA_COUNT; i++)
 			ethtool_sprintf(&data, "%s", ktg_dma_names[i]);
 		ethtool_sprintf(&data, "resets");
-		for (q = 0; q < dev->real_num_rx_queues; q++)
+		for (q = 0; q < ktg_nic_rxqs(nic); q++)
 			for (i = 0; i < KTG_RQ_COUNT; i++)
 				ethtool_sprintf(&data, "rx%u_%s", q, ktg_rq_names[i]);
-		for (q = 0; q < dev->real_num_tx_queues; q++)
+		for (q = 0; q < ktg_nic_txqs(nic); q++)
 			for (i = 0; i < KTG_SQ_COUNT; i++)
 				ethtool_sprintf(&data, "tx%u_%s", q, ktg_sq_names[i]);
 		break;
@@ -239,20 +247,20 @@ static void ktg_nic_get_ethtool_stats(struct net_device *dev, struct ethtool_sta
 	ktg_ctrs_read(&nic->dma, KTG_DMA_COUNT, out);
 	out += KTG_DMA_COUNT;
 	*out++ = nic->resets;
-	for (q = 0; q < KTG_NIC_MAX_QUEUES; q++) {
+	for (q = 0; q < ARRAY_SIZE(nic->rq); q++) {
 		ktg_ctrs_read(&nic->rq[q].ctrs, KTG_RQ_COUNT, v);
 		for (i = 0; i < KTG_RQ_COUNT; i++)
 			rq_tot[i] += v[i];
-		if (q < dev->real_num_rx_queues) {
+		if (q < ktg_nic_rxqs(nic)) {
 			memcpy(out, v, sizeof(u64) * KTG_RQ_COUNT);
 			out += KTG_RQ_COUNT;
 		}
 	}
-	for (q = 0; q < KTG_NIC_MAX_QUEUES; q++) {
+	for (q = 0; q < ARRAY_SIZE(nic->sq); q++) {
 		ktg_ctrs_read(&nic->sq[q].ctrs, KTG_SQ_COUNT, v);
 		for (i = 0; i < KTG_SQ_COUNT; i++)
 			sq_tot[i] += v[i];
-		if (q < dev->real_num_tx_queues) {
+		if (q < ktg_nic_txqs(nic)) {
 			memcpy(out, v, sizeof(u64) * KTG_SQ_COUNT);
 			out += KTG_SQ_COUNT;
 		}

@@ -36,7 +36,7 @@ static void ktg_nic_setup(struct net_device *dev)
 	nic->rx_ring = KTG_NIC_RX_RING;
 	nic->tx_ring = KTG_NIC_TX_RING;
 	u64_stats_init(&nic->dma.syncp);
-	for (q = 0; q < KTG_NIC_MAX_QUEUES; q++) {
+	for (q = 0; q < ARRAY_SIZE(nic->rq); q++) {
 		struct ktg_nic_rq *rq = &nic->rq[q];
 
 		rq->nic = nic;
@@ -102,14 +102,45 @@ static void ktg_nic_apply_data(struct ktg_nic *nic, struct nlattr *data[])
 	if (data[KTGEN_A_NIC_IRQ_CPUS]) {
 		cpus = nla_data(data[KTGEN_A_NIC_IRQ_CPUS]);
 		n = nla_len(data[KTGEN_A_NIC_IRQ_CPUS]) / sizeof(u32);
-		for (q = 0; q < KTG_NIC_MAX_QUEUES; q++)
+		for (q = 0; q < ARRAY_SIZE(nic->rq); q++)
 			WRITE_ONCE(nic->rq[q].irq_cpu, cpus[q % n]);
 	}
 }
 
-static int ktg_nic_validate(struct nlattr *tb[], struct nlattr *data[],
-			    struct netlink_ext_ack *extack)
+/* A queue count the rings hold (rtnetlink's own bound is 4096). */
+static bool ktg_nic_queues_bad(const struct nlattr *a)
 {
+	return a && (nla_get_u32(a) < 1 || nla_get_u32(a) > KTG_NIC_MAX_QUEUES);
+}
+
+#define KTG_NIC_QUEUES_MSG(attr)	\
+	attr ": 1 to " __stringify(KTG_NIC_MAX_QUEUES) ", the rings a ktgen-nic device has"
+
+/* IFLA_NUM_TX_QUEUES and IFLA_NUM_RX_QUEUES of the device or its peer. */
+static int ktg_nic_validate_queues(struct nlattr *tb[], bool peer,
+				   struct netlink_ext_ack *extack)
+{
+	const struct nlattr *tx = tb[IFLA_NUM_TX_QUEUES], *rx = tb[IFLA_NUM_RX_QUEUES];
+
+	if (ktg_nic_queues_bad(tx) && peer)
+		NL_SET_ERR_MSG_ATTR(extack, tx, KTG_NIC_QUEUES_MSG("peer's IFLA_NUM_TX_QUEUES"));
+	else if (ktg_nic_queues_bad(tx))
+		NL_SET_ERR_MSG_ATTR(extack, tx, KTG_NIC_QUEUES_MSG("IFLA_NUM_TX_QUEUES"));
+	else if (ktg_nic_queues_bad(rx) && peer)
+		NL_SET_ERR_MSG_ATTR(extack, rx, KTG_NIC_QUEUES_MSG("peer's IFLA_NUM_RX_QUEUES"));
+	else if (ktg_nic_queues_bad(rx))
+		NL_SET_ERR_MSG_ATTR(extack, rx, KTG_NIC_QUEUES_MSG("IFLA_NUM_RX_QUEUES"));
+	else
+		return 0;
+	return -EINVAL;
+}
+
+/* The device's attributes (@peer false: link data too) or the peer's. */
+static int ktg_nic_validate_link(struct nlattr *tb[], struct nlattr *data[], bool peer,
+				 struct netlink_ext_ack *extack)
+{
+	int err;
+
 	if (tb[IFLA_ADDRESS]) {
 		if (nla_len(tb[IFLA_ADDRESS]) != ETH_ALEN ||
 		    !is_valid_ether_addr(nla_data(tb[IFLA_ADDRESS]))) {
@@ -121,7 +152,16 @@ static int ktg_nic_validate(struct nlattr *tb[], struct nlattr *data[],
 		NL_SET_ERR_MSG_ATTR(extack, tb[IFLA_MTU], "MTU beyond one page per frame");
 		return -EINVAL;
 	}
+	err = ktg_nic_validate_queues(tb, peer, extack);
+	if (err)
+		return err;
 	return ktg_nic_validate_data(data, extack);
+}
+
+static int ktg_nic_validate(struct nlattr *tb[], struct nlattr *data[],
+			    struct netlink_ext_ack *extack)
+{
+	return ktg_nic_validate_link(tb, data, false, extack);
 }
 
 static int ktg_nic_changelink(struct net_device *dev, struct nlattr *tb[],
@@ -140,15 +180,25 @@ static int ktg_nic_changelink(struct net_device *dev, struct nlattr *tb[],
 	return 0;
 }
 
-static void ktg_nic_init_queues(struct net_device *dev, struct nlattr *data[])
+/* One channel per CPU, as drivers default to, unless asked. Never more
+ * queues than the rings: validate refused such counts, and this holds it
+ * where the device is made, whatever made it.
+ */
+static int ktg_nic_init_queues(struct net_device *dev, struct nlattr *data[],
+			       struct netlink_ext_ack *extack)
 {
 	struct ktg_nic *nic = netdev_priv(dev);
-	unsigned int n = min_t(unsigned int, num_online_cpus(), dev->num_tx_queues);
+	unsigned int n;
 
-	/* One channel per CPU, as drivers default to, unless asked. */
-	n = min_t(unsigned int, n, dev->num_rx_queues);
+	if (dev->num_tx_queues > ARRAY_SIZE(nic->sq) ||
+	    dev->num_rx_queues > ARRAY_SIZE(nic->rq)) {
+		NL_SET_ERR_MSG(extack, "ktgen-nic: more queues than the device has rings");
+		return -EINVAL;
+	}
+	n = min3(num_online_cpus(), dev->num_tx_queues, dev->num_rx_queues);
 	netif_set_real_num_queues(dev, n, n);
 	ktg_nic_apply_data(nic, data);
+	return 0;
 }
 
 /*
@@ -192,7 +242,7 @@ static int ktg_nic_peer_parse(struct ktg_nic_peer_req *r, struct nlattr *tb[],
 		err = rtnl_nla_parse_ifinfomsg(r->peer_tb, nla_peer, extack);
 		if (err < 0)
 			return err;
-		err = ktg_nic_validate(r->peer_tb, NULL, extack);
+		err = ktg_nic_validate_link(r->peer_tb, NULL, true, extack);
 		if (err < 0)
 			return err;
 		r->tb = r->peer_tb;
@@ -220,8 +270,10 @@ static struct net_device *ktg_nic_peer_create(struct net *src_net, struct net_de
 	int err;
 
 	net = rtnl_link_get_net(src_net, r->tb);
-	if (IS_ERR(net))
+	if (IS_ERR(net)) {
+		NL_SET_ERR_MSG(extack, "ktgen-nic: no such network namespace for the peer");
 		return ERR_CAST(net);
+	}
 	if (dev_net(dev)->user_ns != &init_user_ns || net->user_ns != &init_user_ns) {
 		put_net(net);
 		NL_SET_ERR_MSG_ATTR(extack, dev_net(dev)->user_ns != &init_user_ns || !data ?
@@ -240,7 +292,12 @@ static struct net_device *ktg_nic_peer_create(struct net *src_net, struct net_de
 		eth_hw_addr_random(peer);
 	if (r->ifm && dev->ifindex)
 		peer->ifindex = r->ifm->ifi_index;
-	ktg_nic_init_queues(peer, data);
+	err = ktg_nic_init_queues(peer, data, extack);
+	if (err < 0) {
+		put_net(net);
+		free_netdev(peer);
+		return ERR_PTR(err);
+	}
 
 	err = register_netdevice(peer);
 	put_net(net);
@@ -301,8 +358,9 @@ static int ktg_nic_newlink(struct net *src_net, struct net_device *dev,
 		nla_strscpy(dev->name, tb[IFLA_IFNAME], IFNAMSIZ);
 	else
 		snprintf(dev->name, IFNAMSIZ, "ktgn%%d");
-	ktg_nic_init_queues(dev, data);
-	err = register_netdevice(dev);
+	err = ktg_nic_init_queues(dev, data, extack);
+	if (!err)
+		err = register_netdevice(dev);
 	if (err < 0) {
 		NL_SET_ERR_MSG_WEAK(extack, "ktgen-nic: cannot register the device");
 		unregister_netdevice(peer);
@@ -341,12 +399,12 @@ static size_t ktg_nic_get_size(const struct net_device *dev)
 static int ktg_nic_fill_info(struct sk_buff *skb, const struct net_device *dev)
 {
 	struct ktg_nic *nic = netdev_priv(dev);
-	u32 cpus[KTG_NIC_MAX_QUEUES];
+	u32 cpus[ARRAY_SIZE(nic->rq)];
 	unsigned int q;
 
-	for (q = 0; q < KTG_NIC_MAX_QUEUES; q++)
+	for (q = 0; q < ARRAY_SIZE(cpus); q++)
 		cpus[q] = READ_ONCE(nic->rq[q].irq_cpu);
-	if (nla_put(skb, KTGEN_A_NIC_IRQ_CPUS, sizeof(u32) * dev->real_num_rx_queues, cpus))
+	if (nla_put(skb, KTGEN_A_NIC_IRQ_CPUS, sizeof(u32) * ktg_nic_rxqs(nic), cpus))
 		return -EMSGSIZE;
 
 	if (nic->dma_cpu >= 0 && nla_put_u32(skb, KTGEN_A_NIC_DMA_CPU, nic->dma_cpu))

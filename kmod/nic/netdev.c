@@ -39,6 +39,9 @@ static void ktg_nic_doorbell(struct ktg_nic *nic)
 		wake_up_process(engine);
 }
 
+/* The core picks a queue below real_num_tx_queues, which never exceeds
+ * sq[] (link.c).
+ */
 static netdev_tx_t ktg_nic_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct ktg_nic *nic = netdev_priv(dev);
@@ -90,11 +93,17 @@ struct ktg_nic_rings {
 	struct ptr_ring		tx[KTG_NIC_MAX_QUEUES];
 };
 
+/* They are exchanged with the device's queue by queue. */
+static_assert(ARRAY_SIZE(((struct ktg_nic_rings *)NULL)->rx) ==
+	      ARRAY_SIZE(((struct ktg_nic *)NULL)->rq));
+static_assert(ARRAY_SIZE(((struct ktg_nic_rings *)NULL)->tx) ==
+	      ARRAY_SIZE(((struct ktg_nic *)NULL)->sq));
+
 static void ktg_nic_rings_free(struct ktg_nic_rings *r)
 {
 	unsigned int q;
 
-	for (q = 0; q < KTG_NIC_MAX_QUEUES; q++)
+	for (q = 0; q < ARRAY_SIZE(r->rx); q++)
 		ktg_nic_rxr_free(&r->rx[q]);
 	for (q = 0; q < r->channels; q++)
 		ptr_ring_cleanup(&r->tx[q], (void (*)(void *))kfree_skb);
@@ -104,9 +113,12 @@ static void ktg_nic_rings_free(struct ktg_nic_rings *r)
 static struct ktg_nic_rings *ktg_nic_rings_alloc(struct ktg_nic *nic, u32 channels,
 						 u32 rx_ring, u32 tx_ring)
 {
-	struct ktg_nic_rings *r = kzalloc(sizeof(*r), GFP_KERNEL);
+	struct ktg_nic_rings *r;
 	int err = 0;
 
+	if (channels > ARRAY_SIZE(r->tx))
+		return ERR_PTR(-EINVAL);
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
 	r->rx_ring = rx_ring;
@@ -149,7 +161,7 @@ static void ktg_nic_napi_on(struct ktg_nic *nic)
 {
 	unsigned int q;
 
-	for (q = 0; q < nic->dev->real_num_rx_queues; q++) {
+	for (q = 0; q < ktg_nic_rxqs(nic); q++) {
 		ktg_netif_napi_add(nic->dev, &nic->rq[q].napi, ktg_nic_poll);
 		napi_enable(&nic->rq[q].napi);
 	}
@@ -159,7 +171,7 @@ static void ktg_nic_napi_off(struct ktg_nic *nic)
 {
 	unsigned int q;
 
-	for (q = 0; q < nic->dev->real_num_rx_queues; q++) {
+	for (q = 0; q < ktg_nic_rxqs(nic); q++) {
 		struct ktg_nic_rq *rq = &nic->rq[q];
 
 		/* An interrupt in flight schedules the NAPI: let it land. */
@@ -213,12 +225,12 @@ static void ktg_nic_down(struct ktg_nic *nic)
 	if (pe)
 		kthread_unpark(pe);
 
-	for (q = 0; q < dev->real_num_tx_queues; q++) {
+	for (q = 0; q < ktg_nic_txqs(nic); q++) {
 		ptr_ring_cleanup(&nic->sq[q].ring, (void (*)(void *))kfree_skb);
 		netdev_tx_reset_queue(netdev_get_tx_queue(dev, q));
 	}
 	ktg_nic_napi_off(nic);
-	for (q = 0; q < dev->real_num_rx_queues; q++) {
+	for (q = 0; q < ktg_nic_rxqs(nic); q++) {
 		ktg_nic_rq_swap(&nic->rq[q], &r);
 		ktg_nic_rxr_free(&r);
 	}
@@ -230,7 +242,7 @@ static int ktg_nic_up(struct ktg_nic *nic)
 	struct ktg_nic_rings *r;
 	struct task_struct *engine;
 
-	r = ktg_nic_rings_alloc(nic, dev->real_num_rx_queues, nic->rx_ring, nic->tx_ring);
+	r = ktg_nic_rings_alloc(nic, ktg_nic_rxqs(nic), nic->rx_ring, nic->tx_ring);
 	if (IS_ERR(r))
 		return PTR_ERR(r);
 	engine = kthread_create(ktg_nic_engine, nic, "ktgen-nic/%s", dev->name);
@@ -288,11 +300,15 @@ int ktg_nic_reconfigure(struct ktg_nic *nic, u32 channels, u32 rx_ring,
 {
 	struct task_struct *pe = ktg_nic_peer_engine(nic);
 	struct net_device *dev = nic->dev;
-	u32 had = dev->real_num_rx_queues;
+	u32 had = ktg_nic_rxqs(nic);
 	struct ktg_nic_rings *r;
 	unsigned int q;
 	int err;
 
+	if (!channels || channels > ARRAY_SIZE(nic->rq)) {
+		NL_SET_ERR_MSG_MOD(extack, "channels: 1 to the rings a device has");
+		return -EINVAL;
+	}
 	if (!nic->up) {
 		err = netif_set_real_num_queues(dev, channels, channels);
 		if (err) {
@@ -349,13 +365,13 @@ static void ktg_nic_get_stats64(struct net_device *dev, struct rtnl_link_stats64
 	u64 rq[KTG_RQ_COUNT], sq[KTG_SQ_COUNT], dma[KTG_DMA_COUNT];
 	unsigned int q;
 
-	for (q = 0; q < dev->num_rx_queues && q < KTG_NIC_MAX_QUEUES; q++) {
+	for (q = 0; q < dev->num_rx_queues && q < ARRAY_SIZE(nic->rq); q++) {
 		ktg_ctrs_read(&nic->rq[q].ctrs, KTG_RQ_COUNT, rq);
 		s->rx_packets += rq[KTG_RQ_PACKETS] - rq[KTG_RQ_DROPS];
 		s->rx_bytes += rq[KTG_RQ_BYTES];
 		s->rx_dropped += rq[KTG_RQ_DROPS];
 	}
-	for (q = 0; q < dev->num_tx_queues && q < KTG_NIC_MAX_QUEUES; q++) {
+	for (q = 0; q < dev->num_tx_queues && q < ARRAY_SIZE(nic->sq); q++) {
 		ktg_ctrs_read(&nic->sq[q].ctrs, KTG_SQ_COUNT, sq);
 		s->tx_packets += sq[KTG_SQ_PACKETS];
 		s->tx_bytes += sq[KTG_SQ_BYTES];

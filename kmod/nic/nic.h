@@ -67,6 +67,13 @@
 /* Interrupt moderation: rx-usecs up to 10 ms, rx-frames up to a ring. */
 #define KTG_NIC_MAX_USECS	10000
 
+/* The rings' bound: every per-queue array (struct ktg_nic's rq[] and sq[],
+ * a reset's new rings) holds KTG_NIC_MAX_QUEUES entries (policy.h), and a
+ * device never has more queues either way: link.c refuses more at
+ * creation (rtnetlink takes up to 4096 from the request); ktg_nic_rxqs()
+ * and ktg_nic_txqs() bound what it uses where it indexes them.
+ */
+
 enum {
 	KTG_NIC_PF_LEGACY_RX,
 	KTG_NIC_PF_RX_FRAGS,
@@ -191,6 +198,23 @@ struct ktg_nic {
 	struct ktg_nic_sq	sq[KTG_NIC_MAX_QUEUES];
 	struct ktg_ctrs		dma;
 };
+
+/* The interrupts the engine holds for moderation: a bit a peer's queue. */
+static_assert(sizeof_field(struct ktg_nic, rx_dma_pending) * BITS_PER_BYTE >=
+	      ARRAY_SIZE(((struct ktg_nic *)NULL)->rq));
+
+/* The receive and transmit queues in use, bounded by the arrays they
+ * index: a device count is never an index unchecked.
+ */
+static inline unsigned int ktg_nic_rxqs(const struct ktg_nic *nic)
+{
+	return min_t(unsigned int, nic->dev->real_num_rx_queues, ARRAY_SIZE(nic->rq));
+}
+
+static inline unsigned int ktg_nic_txqs(const struct ktg_nic *nic)
+{
+	return min_t(unsigned int, nic->dev->real_num_tx_queues, ARRAY_SIZE(nic->sq));
+}
 
 static inline void ktg_ctr_add(struct ktg_ctrs *c, unsigned int i, u64 n)
 {
