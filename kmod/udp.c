@@ -180,7 +180,7 @@ int ktg_send_dgram_user(struct ktg_flow *f, u32 len)
 		return ret;
 	n = ktg_src_iovecs(f->run, f->seq * plen, plen, iov);
 	iov_iter_init(&msg.msg_iter, ITER_SOURCE, iov, n, plen);
-	ret = sock_sendmsg(f->sock, &msg);
+	ret = ktg_worker_user_msg(f->worker, f->sock, &msg);
 	return ret < 0 ? ret : len;
 }
 
