@@ -212,7 +212,7 @@ int ktg_rr_udp(struct ktg_flow *f)
 		ktg_flow_send_delay();
 	}
 	f->t_sent = ktime_get();
-	ret = ktg_send_dgram(f, f->msg_left, KTG_MAGIC_REQ, f->seq);
+	ret = ktg_send_dgram_req(f, f->msg_left);
 	if (ret == -ENOBUFS || ret == -ENOMEM) {
 		/* dropped before the wire: a send error, then the next */
 		atomic64_inc(&run->send_errors);

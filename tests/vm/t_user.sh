@@ -312,3 +312,35 @@ t_user_stall_udp()
 	[ -z "$STALL_ERRS" ] || fail "$STALL_ERRS"
 }
 case_add user_stall_udp t_user_stall_udp 180
+
+# udp_rr tx user sends its requests from the requester's memory: every
+# request verifies at the sink, and the memory made inaccessible mid-run
+# fails the run with EFAULT. (nocache_copy's kprobe cannot show it: UDP
+# copies a user payload with copy_from_iter, ip_generic_getfrag(), never
+# with the nocache copy.) Before, udp_rr took tx user and sent from
+# kernel memory: the run never noticed its memory going, and an A/B of
+# tx stack against tx user compared one copy path with itself.
+t_user_udp_rr()
+{
+	local out run="$KTGEN_NLRAW run-new 2:u32:3 3:hex:7f000001 4:hex:1615 10:u32:$(( $(span 4) * 1000 ))
+		13:u32:4 14:u64:1048576 32:umem:1048576 34:u32:1400 35:u32:64"
+
+	not_on_uml "its uaccess copies PROT_NONE pages (arch/um: pte_present() counts them)"
+	load_module
+	$KTGEN sink add udp port 5653 rx verify rr >/dev/null
+	$KTGEN -j run udp_rr to 127.0.0.1 port 5653 msgs 50 req 1400 resp 64 tx user |
+		json_check "d['state'] == 'done' and d['tx_mode'] == 'user' and
+			d['latency']['transactions'] == 50 == d['rx']['responses'] and
+			d['latency']['timeouts'] == 0 and d['rx']['verify_errors'] == 0 and
+			d['tx']['bytes'] == 50 * 1400"
+	$KTGEN run del all
+	# shellcheck disable=SC2086
+	out=$($run -- sleep 500 -- mprotect none -- wait-runs "$(( $(span 4) + $(scaled 20) ))" |
+		grep '^run ') || fail "the run did not end: $out"
+	log "udp_rr tx user, its memory made inaccessible mid-run: $out"
+	[[ $out == "run "[0-9]*" failed 14" ]] ||
+		fail "udp_rr tx user, its memory made inaccessible mid-run: '$out', want 'failed 14'"
+	$KTGEN run del all
+	$KTGEN sink del all
+}
+case_add user_udp_rr t_user_udp_rr 60
