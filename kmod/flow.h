@@ -41,6 +41,7 @@ int ktg_send_dgram(struct ktg_flow *f, u32 len, u32 magic, u64 seq);
 int ktg_send_dgram_data(struct ktg_flow *f, u32 len);
 int ktg_send_dgram_pages(struct ktg_flow *f, u32 len);
 int ktg_send_dgram_user(struct ktg_flow *f, u32 len);
+int ktg_send_dgram_req(struct ktg_flow *f, u32 len);
 int ktg_send_dgram_gso(struct ktg_flow *f);
 int ktg_udp_drain(struct ktg_flow *f);
 

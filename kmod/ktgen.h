@@ -100,15 +100,7 @@ void ktg_worker_idle(struct ktg_worker *w, bool busy, long timeout);
 void ktg_worker_poll(struct ktg_worker *w, bool busy);
 void ktg_worker_park(void);
 void ktg_worker_wake_at(struct ktg_worker *w, ktime_t t);
-
-/* Around a call that copies from or to the adopted user memory: a fault
- * there may never be served (a userfaultfd nobody reads, FUSE behind the
- * mapping), and only a signal ends its wait (ktg_worker_unstick()).
- */
-static inline void ktg_worker_uaccess(struct ktg_worker *w, bool in)
-{
-	WRITE_ONCE(w->uaccess_since, in ? jiffies | 1 : 0);
-}
+int ktg_worker_user_msg(struct ktg_worker *w, struct socket *sock, struct msghdr *msg);
 
 /* A worker's wait entry on a socket's wait queue (the way poll does it):
  * no socket callback is replaced.

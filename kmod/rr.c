@@ -109,12 +109,20 @@ int ktg_rr_tcp(struct ktg_flow *f)
 	return ret;
 }
 
-/* tcp-crr: the transaction's connection is over. */
+/*
+ * tcp-crr: the transaction's connection is over, closed with a reset (the
+ * latency excludes the close) as ktg_flow_close() closes. An orderly
+ * close left an orphan behind for each FIN lost: tcp_close() stops the
+ * timers of a kernel socket (151c9c724d05, 6.9 and stable), so the FIN
+ * never goes again and the socket stays in FIN-WAIT-1, CLOSING or
+ * LAST-ACK for ever, holding its port.
+ */
 static void ktg_crr_close(struct ktg_flow *f)
 {
 	if (!f->sock)
 		return;
 	ktg_sock_unwatch(&f->watch);
+	sock_no_linger(f->sock->sk);
 	ktg_sock_release(f->sock);
 	f->sock = NULL;
 }
@@ -212,7 +220,7 @@ int ktg_rr_udp(struct ktg_flow *f)
 		ktg_flow_send_delay();
 	}
 	f->t_sent = ktime_get();
-	ret = ktg_send_dgram(f, f->msg_left, KTG_MAGIC_REQ, f->seq);
+	ret = ktg_send_dgram_req(f, f->msg_left);
 	if (ret == -ENOBUFS || ret == -ENOMEM) {
 		/* dropped before the wire: a send error, then the next */
 		atomic64_inc(&run->send_errors);

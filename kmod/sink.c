@@ -247,7 +247,7 @@ static int ktg_conn_recv_user(struct ktg_conn *c, struct ktg_worker *w)
 	int n;
 
 	iov_iter_init(&msg.msg_iter, ITER_DEST, &iov, 1, KTG_RX_BUF);
-	n = sock_recvmsg(c->sock, &msg, MSG_DONTWAIT);
+	n = ktg_worker_user_msg(w, c->sock, &msg);
 	if (n > 0) {
 		KTG_RX_ADD(c->sink, c->rx, msgs, 1);
 		KTG_RX_ADD(c->sink, c->rx, bytes, n);
@@ -848,7 +848,7 @@ static int ktg_sink_udp_recvmsg(struct ktg_sink *sink, struct ktg_worker *w,
 		struct iovec iov = { .iov_base = w->ubuf, .iov_len = KTG_RX_BUF };
 
 		iov_iter_init(&msg.msg_iter, ITER_DEST, &iov, 1, KTG_RX_BUF);
-		len = sock_recvmsg(sink->sock, &msg, MSG_DONTWAIT);
+		len = ktg_worker_user_msg(w, sink->sock, &msg);
 	} else {
 		struct kvec iov = { .iov_base = w->buf, .iov_len = KTG_RX_BUF };
 

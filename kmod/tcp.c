@@ -42,10 +42,7 @@ int ktg_send_copied(struct ktg_flow *f, u32 len)
 	if (f->run->p.tx_mode == KTGEN_TX_MODE_USER) {
 		n = ktg_src_iovecs(f->run, f->off, len, iov.u);
 		iov_iter_init(&msg.msg_iter, ITER_SOURCE, iov.u, n, len);
-		ktg_worker_uaccess(f->worker, true);
-		n = sock_sendmsg(f->sock, &msg);
-		ktg_worker_uaccess(f->worker, false);
-		return n;
+		return ktg_worker_user_msg(f->worker, f->sock, &msg);
 	}
 	n = ktg_src_kvecs(f->run, f->off, len, iov.k);
 	return kernel_sendmsg(f->sock, &msg, iov.k, n, len);

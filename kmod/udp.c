@@ -145,10 +145,10 @@ void ktg_gso_reserve(struct ktg_flow *f)
 	}
 }
 
-/* The datagram's ktgen header (@hlen bytes: the header or 0) corked with
- * MSG_MORE for the payload to follow: @hlen, or -errno.
+/* The ktgen header (@hlen bytes: the header or 0) of datagram @seq corked
+ * with MSG_MORE for the payload to follow: @hlen, or -errno.
  */
-static int ktg_dgram_cork_head(struct ktg_flow *f, u32 hlen)
+static int ktg_dgram_cork_head(struct ktg_flow *f, u32 hlen, u32 magic, u64 seq)
 {
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT | MSG_MORE };
 	struct ktg_dgram h;
@@ -157,7 +157,7 @@ static int ktg_dgram_cork_head(struct ktg_flow *f, u32 hlen)
 
 	if (!hlen)
 		return 0;
-	ktg_dgram_head(f, &h, KTG_MAGIC_DATA, f->seq);
+	ktg_dgram_head(f, &h, magic, seq);
 	ret = kernel_sendmsg(f->sock, &msg, &hv, 1, hlen);
 	return ret < 0 ? ret : hlen;
 }
@@ -167,7 +167,7 @@ static int ktg_dgram_cork_head(struct ktg_flow *f, u32 hlen)
  * memory, which pushes the datagram. A failed payload send has made the
  * stack drop the corked header: the datagram starts over, or is dropped.
  */
-int ktg_send_dgram_user(struct ktg_flow *f, u32 len)
+static int ktg_send_dgram_umem(struct ktg_flow *f, u32 len, u32 magic, u64 seq)
 {
 	struct iovec iov[KTG_DGRAM_PAGES];
 	struct msghdr msg = { .msg_flags = MSG_DONTWAIT };
@@ -175,13 +175,27 @@ int ktg_send_dgram_user(struct ktg_flow *f, u32 len)
 	u32 plen = len - hlen;
 	int n, ret;
 
-	ret = ktg_dgram_cork_head(f, hlen);
+	ret = ktg_dgram_cork_head(f, hlen, magic, seq);
 	if (ret < 0)
 		return ret;
-	n = ktg_src_iovecs(f->run, f->seq * plen, plen, iov);
+	n = ktg_src_iovecs(f->run, seq * plen, plen, iov);
 	iov_iter_init(&msg.msg_iter, ITER_SOURCE, iov, n, plen);
-	ret = sock_sendmsg(f->sock, &msg);
+	ret = ktg_worker_user_msg(f->worker, f->sock, &msg);
 	return ret < 0 ? ret : len;
+}
+
+/* A stream's data datagram from user memory. */
+int ktg_send_dgram_user(struct ktg_flow *f, u32 len)
+{
+	return ktg_send_dgram_umem(f, len, KTG_MAGIC_DATA, f->seq);
+}
+
+/* udp-rr: the request datagram @f->seq, from the memory of its tx mode. */
+int ktg_send_dgram_req(struct ktg_flow *f, u32 len)
+{
+	if (f->run->p.tx_mode == KTGEN_TX_MODE_USER)
+		return ktg_send_dgram_umem(f, len, KTG_MAGIC_REQ, f->seq);
+	return ktg_send_dgram(f, len, KTG_MAGIC_REQ, f->seq);
 }
 
 /*
@@ -227,7 +241,7 @@ int ktg_send_dgram_pages(struct ktg_flow *f, u32 len)
 	if (n && run->p.tx_mode == KTGEN_TX_MODE_NOCACHE)
 		ktg_copy_fence();
 
-	ret = ktg_dgram_cork_head(f, hlen);
+	ret = ktg_dgram_cork_head(f, hlen, KTG_MAGIC_DATA, f->seq);
 	if (ret < 0)
 		goto out;
 	for (i = 0; i < n; i++) {

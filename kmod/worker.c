@@ -103,6 +103,28 @@ void ktg_worker_unstick(struct ktg_worker *w, unsigned long grace)
 		ktg_worker_interrupt(w);
 }
 
+/*
+ * The one way a worker sends from or receives into the adopted user
+ * memory: @msg's iterator is over it, a source (a send, msg_flags its
+ * flags) or a destination (a receive). Marked as in user memory for as
+ * long as it takes: a fault there may never be served (a userfaultfd
+ * nobody reads, FUSE behind the mapping), and only a signal ends its wait
+ * (ktg_worker_unstick()). A path that copied without the mark could never
+ * be interrupted, and a run or sink stuck in it never end.
+ */
+int ktg_worker_user_msg(struct ktg_worker *w, struct socket *sock, struct msghdr *msg)
+{
+	int ret;
+
+	WRITE_ONCE(w->uaccess_since, jiffies | 1);
+	if (iov_iter_rw(&msg->msg_iter) == WRITE)
+		ret = sock_sendmsg(sock, msg);
+	else
+		ret = sock_recvmsg(sock, msg, msg->msg_flags);
+	WRITE_ONCE(w->uaccess_since, 0);
+	return ret;
+}
+
 /* Waits for the worker to leave its loop (it parks until told to stop);
  * one in user memory is interrupted first.
  */

@@ -24,6 +24,11 @@
  *   uffd-stall        let its pages go behind a userfaultfd that this
  *                     process never reads: a fault on them waits for ever
  *                     (until the process exits)
+ *   setns PATH        join the network namespace at PATH (/proc/1/ns/net)
+ *                     on a new socket there: what was started detached on
+ *                     the old one stays, and nothing of this process keeps
+ *                     the old namespace (with nsenter --net, not ip netns
+ *                     exec, whose sysfs mount does)
  *   dump-hold run-get|sink-get MS
  *                     start that dump, take its first batch, hold the rest
  *                     MS ms (the dump in progress), then read it all and
@@ -40,6 +45,7 @@
  */
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -140,6 +146,22 @@ static int uffd_stall(void)
 		return EXIT_FAIL;
 	}
 	return EXIT_OK;
+}
+
+/* The network namespace at @path, on a new socket there. */
+static int join_netns(struct nl_ctx *ctx, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || setns(fd, CLONE_NEWNET)) {
+		perror("nlraw: setns");
+		if (fd >= 0)
+			close(fd);
+		return EXIT_FAIL;
+	}
+	close(fd);
+	nl_close(ctx);
+	return nl_open(ctx) ? EXIT_FAIL : EXIT_OK;
 }
 
 static int count_cb(const struct nlmsghdr *nlh, void *data)
@@ -283,6 +305,8 @@ static int action(struct nl_ctx *ctx, char **argv, unsigned int n)
 	}
 	if (!strcmp(argv[0], "uffd-stall") && n == 1 && umem)
 		return uffd_stall();
+	if (!strcmp(argv[0], "setns") && n == 2)
+		return join_netns(ctx, argv[1]);
 	if (!strcmp(argv[0], "dump-hold") && n == 3 && !parse_u64(argv[2], &v) &&
 	    (!strcmp(argv[1], "run-get") || !strcmp(argv[1], "sink-get")))
 		return dump_hold(ctx, strcmp(argv[1], "run-get") ?
@@ -314,6 +338,7 @@ static int action(struct nl_ctx *ctx, char **argv, unsigned int n)
 	if (!strcmp(argv[0], "listen") || !strcmp(argv[0], "events") ||
 	    !strcmp(argv[0], "sleep") || !strcmp(argv[0], "munmap") ||
 	    !strcmp(argv[0], "mprotect") || !strcmp(argv[0], "uffd-stall") ||
+	    !strcmp(argv[0], "setns") ||
 	    !strcmp(argv[0], "dump-hold") || !strcmp(argv[0], "wait-runs")) {
 		fprintf(stderr, "nlraw: bad action %s\n", argv[0]);
 		return EXIT_USAGE;

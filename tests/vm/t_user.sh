@@ -186,3 +186,161 @@ print(d["state"], d.get("error"), "after %.2f s," % (d["duration_ns"] / 1e9), d[
 	$KTGEN run del all
 }
 case_add user_unmap t_user_unmap 120
+
+# Starts an owner (nlraw, in the background, its pid in OWNER) of a tx user
+# run of test $1 (KTGEN_TEST_*) to 127.0.0.1 port $2, 10 min, from 1 MiB
+# of its memory, which goes behind a userfaultfd it never reads after
+# 300 ms; extra attributes and actions in "${@:3}" (before the stall), the
+# command it runs under in OWNER_WRAP; waits until the run's worker waits
+# on that userfaultfd. The owner lets go after 40 s (scaled), so that a
+# module that never ends the wait still unloads after the failure.
+OWNER=
+OWNER_WRAP=
+uffd_owner()
+{
+	local test=$1 port=$2
+
+	shift 2
+	# shellcheck disable=SC2086
+	$OWNER_WRAP "$KTGEN_NLRAW" run-new 2:u32:"$test" 3:hex:7f000001 4:hex:"$(printf %04x "$port")" 10:u32:600000 \
+		13:u32:4 14:u64:1048576 32:umem:1048576 "$@" -- sleep 300 -- uffd-stall \
+		-- sleep "$(( $(scaled 40) * 1000 ))" >"$OWNER_LOG" 2>&1 &
+	OWNER=$!
+	slowwait "$(scaled 20)" uffd_waiting '^ktgen/run' >/dev/null ||
+		fail "the run's worker is not waiting on the userfaultfd: '$(uffd_waiting '^ktgen/run')'" \
+			"(threads: $(pgrep -l '^ktgen/'); owner: $(cat "$OWNER_LOG"))"
+}
+
+# The owner goes: its userfaultfd with it, which ends any wait on it.
+uffd_owner_end()
+{
+	kill "$OWNER" 2>/dev/null || :
+	wait "$OWNER" 2>/dev/null || :
+}
+
+# What each stuck-run check below found wrong, if anything.
+STALL_ERRS=
+
+# A stop ends the stuck run within seconds, failed with EFAULT or EINTR.
+udp_stall_stop()
+{
+	local id st t0
+
+	$KTGEN sink add udp port 5650 rx discard >/dev/null
+	uffd_owner 1 5650
+	id=$($KTGEN -j run show | /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
+	t0=$(date +%s%N)
+	$KTGEN run stop "$id"
+	if slowwait "$(scaled 10)" run_ended "$id"; then
+		st=$($KTGEN -j run show "$id" | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], d.get("errno", 0))')
+		log "stop: run $id $st, $(( ($(date +%s%N) - t0) / 1000000 )) ms after it"
+		[[ $st == "failed 14" || $st == "failed 4" ]] ||
+			STALL_ERRS+="stop: run $id ended '$st', want failed with EFAULT or EINTR; "
+	else
+		STALL_ERRS+="stop: run $id still going $(scaled 10) s after its stop; "
+	fi
+	kill -0 "$OWNER" || fail "the owner died: nothing tested"
+	uffd_owner_end
+	slowwait "$(scaled 10)" run_ended "$id" || fail "run $id did not end with its owner"
+	$KTGEN run del all
+	$KTGEN sink del all
+}
+
+# The delete of the run's namespace (its pre_exit) ends it: a detached run
+# (17: detach) whose owner went back to the initial namespace, so that
+# nothing but the run and a sink is left in this one.
+udp_stall_netns()
+{
+	local ns t0
+
+	ns=$(netns_add u)
+	ip netns exec "$ns" $KTGEN sink add udp port 5651 rx discard >/dev/null
+	OWNER_WRAP="nsenter --net=/run/netns/$ns" uffd_owner 1 5651 17:flag:1 -- setns /proc/1/ns/net
+	OWNER_WRAP=
+	t0=$(date +%s%N)
+	ip netns del "$ns"
+	if slowwait "$(scaled 10)" bash -c "! pgrep '^ktgen/' >/dev/null"; then
+		log "namespace delete: its run and sink gone in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	else
+		STALL_ERRS+="namespace delete: ktgen threads left $(scaled 10) s after it: $(pgrep -l '^ktgen/' | tr '\n' ' '); "
+	fi
+	kill -0 "$OWNER" || fail "the owner died: nothing tested (owner: $(cat "$OWNER_LOG"))"
+	uffd_owner_end
+	slowwait "$(scaled 10)" bash -c "! pgrep '^ktgen/' >/dev/null" ||
+		fail "ktgen threads left with the owner gone: $(pgrep -l '^ktgen/')"
+}
+
+# rmmod (every namespace's pre_exit) ends it.
+udp_stall_rmmod()
+{
+	local t0 pid
+
+	$KTGEN sink add udp port 5652 rx discard >/dev/null
+	uffd_owner 1 5652
+	t0=$(date +%s%N)
+	rmmod ktgen &
+	pid=$!
+	if slowwait "$(scaled 10)" bash -c "! [ -d /sys/module/ktgen ]"; then
+		log "rmmod: done in $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	else
+		STALL_ERRS+="rmmod: still going $(scaled 10) s after it; "
+	fi
+	kill -0 "$OWNER" || fail "the owner died: nothing tested"
+	uffd_owner_end
+	wait $pid || fail "rmmod: exit $?"
+}
+
+# udp_stream tx user behind a userfaultfd nobody reads (life_user_stall
+# is TCP's): a stop, the delete of the run's namespace and rmmod each end
+# the stuck run within seconds. Before, only TCP's send marked its worker
+# as in user memory: a stuck UDP worker was never interrupted, and each
+# waited for as long as the owner lived (the stop for ever, the
+# namespace's cleanup_net and rmmod with pernet_ops_rwsem held,
+# host-wide). Each wait is bounded here: the case fails, the owner goes,
+# the wait ends. Slow kernels try the namespace's delete only (the wait
+# that holds the whole host).
+t_user_stall_udp()
+{
+	not_on_uml "a task's wchan is where UML switched it (block_signals), not where it waits"
+	[ -e /proc/sys/vm/unprivileged_userfaultfd ] ||
+		skip "this kernel has no userfaultfd (CONFIG_USERFAULTFD)"
+	OWNER_LOG=$(mktemp)
+	load_module
+	reduced || udp_stall_stop
+	udp_stall_netns
+	reduced || udp_stall_rmmod
+	[ -z "$STALL_ERRS" ] || fail "$STALL_ERRS"
+}
+case_add user_stall_udp t_user_stall_udp 180
+
+# udp_rr tx user sends its requests from the requester's memory: every
+# request verifies at the sink, and the memory made inaccessible mid-run
+# fails the run with EFAULT. (nocache_copy's kprobe cannot show it: UDP
+# copies a user payload with copy_from_iter, ip_generic_getfrag(), never
+# with the nocache copy.) Before, udp_rr took tx user and sent from
+# kernel memory: the run never noticed its memory going, and an A/B of
+# tx stack against tx user compared one copy path with itself.
+t_user_udp_rr()
+{
+	local out run="$KTGEN_NLRAW run-new 2:u32:3 3:hex:7f000001 4:hex:1615 10:u32:$(( $(span 4) * 1000 ))
+		13:u32:4 14:u64:1048576 32:umem:1048576 34:u32:1400 35:u32:64"
+
+	not_on_uml "its uaccess copies PROT_NONE pages (arch/um: pte_present() counts them)"
+	load_module
+	$KTGEN sink add udp port 5653 rx verify rr >/dev/null
+	$KTGEN -j run udp_rr to 127.0.0.1 port 5653 msgs 50 req 1400 resp 64 tx user |
+		json_check "d['state'] == 'done' and d['tx_mode'] == 'user' and
+			d['latency']['transactions'] == 50 == d['rx']['responses'] and
+			d['latency']['timeouts'] == 0 and d['rx']['verify_errors'] == 0 and
+			d['tx']['bytes'] == 50 * 1400"
+	$KTGEN run del all
+	# shellcheck disable=SC2086
+	out=$($run -- sleep 500 -- mprotect none -- wait-runs "$(( $(span 4) + $(scaled 20) ))" |
+		grep '^run ') || fail "the run did not end: $out"
+	log "udp_rr tx user, its memory made inaccessible mid-run: $out"
+	[[ $out == "run "[0-9]*" failed 14" ]] ||
+		fail "udp_rr tx user, its memory made inaccessible mid-run: '$out', want 'failed 14'"
+	$KTGEN run del all
+	$KTGEN sink del all
+}
+case_add user_udp_rr t_user_udp_rr 60
