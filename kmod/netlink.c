@@ -305,7 +305,7 @@ static u64 ktg_run_lost(struct ktg_run *run)
 	if (run->p.test != KTGEN_TEST_UDP_STREAM || !ktg_run_finished(run))
 		return U64_MAX;
 	for (i = 0; i < run->p.flows; i++)
-		sent += run->flows[i].msgs;
+		sent += READ_ONCE(run->flows[i].msgs);
 	got = atomic64_read(&run->rx->msgs) - atomic64_read(&run->rx->dup);
 	return sent > got ? sent - got : 0;
 }

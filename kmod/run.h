@@ -59,6 +59,7 @@ struct ktg_flow {
 	struct ktg_dgram	*gso_hdr;
 	struct kvec		*gso_iov;
 
+	/* written by the flow's worker only (WRITE_ONCE), read by fills */
 	u64			bytes;
 	u64			msgs;
 	u64			acked;
