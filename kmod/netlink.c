@@ -1268,6 +1268,10 @@ static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	}
 	hdr = genlmsg_put_reply(msg, info, &ktg_nl_family, 0, KTGEN_CMD_RUN_NEW);
+	/* Ours until it is started: once listed, it may be done, deleted
+	 * and its table's reference put before ktg_run_start() returns.
+	 */
+	ktg_run_hold(run);
 	ktg_run_publish(run);
 	if (!hdr || nla_put_u32(msg, KTGEN_A_RUN_ID, run->id)) {
 		/* The run goes on; the caller finds it with run show. */
@@ -1278,6 +1282,7 @@ static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 		err = genlmsg_reply(msg, info);
 	}
 	ktg_run_start(run);
+	ktg_run_put(run);
 	return err;
 }
 

@@ -294,7 +294,7 @@ MODULE_PARM_DESC(test_done_delay_ms,
 static unsigned int test_start_delay_ms;
 module_param(test_start_delay_ms, uint, 0600);
 MODULE_PARM_DESC(test_start_delay_ms,
-		 "test hook: pause this long after starting each run worker (0: off, at most 10 s)");
+		 "test hook: pause this long after starting each run worker (0: off, at most 60 s)");
 
 /* Test hook: RUN_NEW holds each run this long once its buffer is filled,
  * a build that others must not wait for. 0 (the default) is off.
@@ -449,7 +449,7 @@ void ktg_run_start(struct ktg_run *run)
 			return;
 		}
 		if (unlikely(READ_ONCE(test_start_delay_ms)))
-			msleep(min(READ_ONCE(test_start_delay_ms), 10000U));
+			msleep(min(READ_ONCE(test_start_delay_ms), 60000U));
 		cpu = cpumask_next(cpu, run->p.cpus);
 	}
 }

@@ -178,6 +178,12 @@ static inline bool ktg_run_finished(const struct ktg_run *run)
 	return READ_ONCE(run->state) >= KTG_RUN_DONE;
 }
 
+/* Another reference, for a holder of one already. */
+static inline void ktg_run_hold(struct ktg_run *run)
+{
+	refcount_inc(&run->ref);
+}
+
 u32 ktg_run_state_uapi(const struct ktg_run *run);
 int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack);
 int ktg_flow_step(struct ktg_flow *f);

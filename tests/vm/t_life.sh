@@ -543,3 +543,38 @@ t_life_worker_race()
 	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
 }
 case_add life_worker_race t_life_worker_race 120 core
+
+# RUN_NEW keeps a reference of its own on the run it listed until its
+# workers are started: a run that is done, and deleted, while its starter
+# is still at work (the test hook holds RUN_NEW after the last worker's
+# wake-up) stays allocated, its flows' and workers' bytes charged, until
+# the starter lets go. Before, the delete freed it under the starter,
+# which then read it (KASAN: use-after-free in ktg_run_start()).
+t_life_new_ref()
+{
+	local delay pid base used
+
+	delay=$(( $(scaled 10) < 30 ? $(scaled 10) : 30 ))
+	load_module test_start_delay_ms=$((delay * 1000))
+	$KTGEN sink add udp port 7011 rx discard >/dev/null
+	base=$(buffer_used)
+	# RUN_NEW runs in the CLI's send: it returns when the starter does
+	$KTGEN run udp_stream to 127.0.0.1 port 7011 size 64 msgs 2 >/dev/null &
+	pid=$!
+	slowwait "$delay" bash -c "$KTGEN -j run show | grep -Eq '\"state\": *\"done\"'" ||
+		fail "the run was not done in $delay s: $($KTGEN -j run show)"
+	$KTGEN run del all
+	used=$(buffer_used)
+	kill -0 $pid 2>/dev/null ||
+		skip "RUN_NEW returned before the run was deleted (held $delay s)"
+	log "charged: $base bytes before the run, $used once it was deleted"
+	[ "$used" -gt "$base" ] ||
+		fail "the run was freed while RUN_NEW's starter held it: its bytes uncharged"
+	# it finds its run deleted: what it says of it does not matter here
+	wait $pid || :
+	[ "$(buffer_used)" = "$base" ] ||
+		fail "$(( $(buffer_used) - base )) bytes left charged once RUN_NEW returned"
+	echo 0 >/sys/module/ktgen/parameters/test_start_delay_ms
+	$KTGEN sink del all
+}
+case_add life_new_ref t_life_new_ref 120
