@@ -69,18 +69,25 @@ static int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_sto
 	return nla_put_in_addr(msg, attr, ((const struct sockaddr_in *)ss)->sin_addr.s_addr);
 }
 
+/* A CPU list (ktg_cpus_parse()'s encoding), as long as its last CPU
+ * needs; one the encoding cannot name is never taken.
+ */
 static int ktg_cpus_put(struct sk_buff *msg, int attr, const struct cpumask *mask)
 {
-	u8 bits[128] = {};
-	int cpu, last = -1;
+	unsigned int cpu, last = cpumask_last(mask);
+	struct nlattr *nla;
+	u8 *bits;
 
-	for_each_cpu(cpu, mask) {
-		if (cpu >= 128 * 8)
-			break;
+	if (WARN_ON_ONCE(last >= KTG_CPUS_MAX))
+		return -ERANGE;
+	nla = nla_reserve(msg, attr, last / 8 + 1);
+	if (!nla)
+		return -EMSGSIZE;
+	bits = nla_data(nla);
+	memset(bits, 0, nla_len(nla));
+	for_each_cpu(cpu, mask)
 		bits[cpu / 8] |= BIT(cpu % 8);
-		last = cpu;
-	}
-	return nla_put(msg, attr, last / 8 + 1, bits);
+	return 0;
 }
 
 static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu_acct *a,
@@ -554,6 +561,12 @@ static int ktg_cpus_parse(const struct nlattr *attr, struct cpumask *mask,
 	int i, len;
 
 	if (!attr) {
+		/* the lists a reply carries name CPUs below KTG_CPUS_MAX */
+		if (cpumask_last(def) >= KTG_CPUS_MAX) {
+			NL_SET_ERR_MSG(extack,
+				       "the default CPU is 1024 or above, which a CPU list cannot name: give cpus");
+			return -EINVAL;
+		}
 		cpumask_copy(mask, def);
 		return 0;
 	}
@@ -614,6 +627,19 @@ static int ktg_addr_parse(const struct nlattr *attr, int family, __be16 port,
 static u32 ktg_nl_u32(struct genl_info *info, int attr, u32 def)
 {
 	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : def;
+}
+
+/* A port, which must not be 0: the policy says so where the kernel
+ * validates big-endian ranges (compat.h: KTG_POLICY_PORT), this everywhere.
+ */
+static int ktg_nl_port(struct genl_info *info, int attr, __be16 *port)
+{
+	*port = nla_get_be16(info->attrs[attr]);
+	if (!*port) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr], "port 0: give a port");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*
@@ -696,8 +722,10 @@ static int ktg_nl_sink_reply(struct sk_buff *skb, struct sk_buff *msg,
 static int ktg_nl_sink_params(struct genl_info *info, struct ktg_sink_params *p)
 {
 	struct nlattr **tb = info->attrs;
+	__be16 port;
 
-	if (ktg_req_attr_missing(info, KTGEN_A_SINK_PORT))
+	if (ktg_req_attr_missing(info, KTGEN_A_SINK_PORT) ||
+	    ktg_nl_port(info, KTGEN_A_SINK_PORT, &port))
 		return -EINVAL;
 	p->proto = ktg_nl_u32(info, KTGEN_A_SINK_PROTO, KTGEN_PROTO_TCP);
 	p->rx_mode = ktg_nl_u32(info, KTGEN_A_SINK_RX_MODE, KTGEN_RX_MODE_COPY);
@@ -743,7 +771,7 @@ static int ktg_nl_sink_params(struct genl_info *info, struct ktg_sink_params *p)
 	}
 	return ktg_addr_parse(tb[KTGEN_A_SINK_LOCAL_ADDR],
 			      p->families == KTG_FAMILY_IPV4 ? AF_INET : AF_INET6,
-			      nla_get_be16(tb[KTGEN_A_SINK_PORT]), &p->addr, info->extack);
+			      port, &p->addr, info->extack);
 }
 
 /* SINK_NEW's CPUs (allocated into @p, freed again on an error) and user
@@ -1163,14 +1191,17 @@ static int ktg_nl_run_addrs(struct genl_info *info, struct ktg_run_params *p)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
+	__be16 port;
 	int err;
 
 	if (p->ifindex && !ktg_dev_exists(genl_info_net(info), p->ifindex)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_IFINDEX], "no such device");
 		return -ENODEV;
 	}
-	err = ktg_addr_parse(tb[KTGEN_A_RUN_REMOTE_ADDR], AF_INET,
-			     nla_get_be16(tb[KTGEN_A_RUN_REMOTE_PORT]), &p->remote, extack);
+	err = ktg_nl_port(info, KTGEN_A_RUN_REMOTE_PORT, &port);
+	if (err)
+		return err;
+	err = ktg_addr_parse(tb[KTGEN_A_RUN_REMOTE_ADDR], AF_INET, port, &p->remote, extack);
 	if (err || !tb[KTGEN_A_RUN_LOCAL_ADDR])
 		return err;
 	err = ktg_addr_parse(tb[KTGEN_A_RUN_LOCAL_ADDR], AF_INET, 0, &p->local, extack);
