@@ -164,8 +164,8 @@ static void ktg_run_finish(struct ktg_run *run)
 	ktg_run_advance(run, last);
 }
 
-/* What a reader is told of the state. */
-u32 ktg_run_state_uapi(const struct ktg_run *run)
+/* What a reader is told of a state (enum ktg_run_state). */
+u32 ktg_run_state_uapi(u32 state)
 {
 	static const u8 uapi[] = {
 		[KTG_RUN_SENDING]	= KTGEN_RUN_STATE_RUNNING,
@@ -176,7 +176,7 @@ u32 ktg_run_state_uapi(const struct ktg_run *run)
 		[KTG_RUN_FAILED]	= KTGEN_RUN_STATE_FAILED,
 	};
 
-	return uapi[READ_ONCE(run->state)];
+	return uapi[state];
 }
 
 /*
