@@ -32,6 +32,16 @@
 #define KTG_GENL_RESV_START_OP(op)
 #endif
 
+/* A port: 0 refused by its policy where lib/nlattr.c validates ranges of
+ * big-endian integers (6.1; Debian's 5.10 has it backported); a plain
+ * 5.10.y takes the type only, and the handlers refuse 0 themselves.
+ */
+#ifdef KTG_HAVE_NLA_BE16_RANGE
+#define KTG_POLICY_PORT		NLA_POLICY_MIN(NLA_BE16, 1)
+#else
+#define KTG_POLICY_PORT		{ .type = NLA_BE16 }
+#endif
+
 /* A message unless a callee left a more precise one (6.3+ has it). Its
  * local must not be NL_SET_ERR_MSG()'s own __extack: that one would be
  * initialised with itself, and the message go nowhere (or anywhere).

@@ -516,8 +516,9 @@ int ktg_flow_send_one(struct ktg_flow *f)
 		}
 		if (ret > 0) {
 			f->seq += f->msg_n;
-			f->bytes += ret;
-			f->msgs += f->msg_n;
+			/* one writer; fills read them while it runs */
+			WRITE_ONCE(f->bytes, f->bytes + ret);
+			WRITE_ONCE(f->msgs, f->msgs + f->msg_n);
 			f->msg_left = 0;
 		}
 		return ret;
@@ -526,10 +527,10 @@ int ktg_flow_send_one(struct ktg_flow *f)
 	ret = INDIRECT_CALL_2(send, ktg_send_copied, ktg_send_pages, f, f->msg_left);
 	if (ret > 0) {
 		f->off += ret;
-		f->bytes += ret;
+		WRITE_ONCE(f->bytes, f->bytes + ret);
 		f->msg_left -= ret;
 		if (!f->msg_left)
-			f->msgs++;
+			WRITE_ONCE(f->msgs, f->msgs + 1);
 	}
 	return ret;
 }

@@ -5,6 +5,8 @@
  * include/uapi/linux/ktgen.yaml is the contract; the policies below follow
  * its checks.
  */
+#include <linux/delay.h>
+#include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
@@ -69,18 +71,25 @@ static int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_sto
 	return nla_put_in_addr(msg, attr, ((const struct sockaddr_in *)ss)->sin_addr.s_addr);
 }
 
+/* A CPU list (ktg_cpus_parse()'s encoding), as long as its last CPU
+ * needs; one the encoding cannot name is never taken.
+ */
 static int ktg_cpus_put(struct sk_buff *msg, int attr, const struct cpumask *mask)
 {
-	u8 bits[128] = {};
-	int cpu, last = -1;
+	unsigned int cpu, last = cpumask_last(mask);
+	struct nlattr *nla;
+	u8 *bits;
 
-	for_each_cpu(cpu, mask) {
-		if (cpu >= 128 * 8)
-			break;
+	if (WARN_ON_ONCE(last >= KTG_CPUS_MAX))
+		return -ERANGE;
+	nla = nla_reserve(msg, attr, last / 8 + 1);
+	if (!nla)
+		return -EMSGSIZE;
+	bits = nla_data(nla);
+	memset(bits, 0, nla_len(nla));
+	for_each_cpu(cpu, mask)
 		bits[cpu / 8] |= BIT(cpu % 8);
-		last = cpu;
-	}
-	return nla_put(msg, attr, last / 8 + 1, bits);
+	return 0;
 }
 
 static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu_acct *a,
@@ -153,6 +162,44 @@ static int ktg_sink_fill(struct sk_buff *msg, struct ktg_sink *sink, bool secret
 	return 0;
 }
 
+/*
+ * A run's reply is prepared, then filled (ethtool netlink's prepare_data()
+ * and fill_reply()). What must agree, the state with its error and its
+ * end, is read under run->lock, which ktg_runs_dev_gone() takes under
+ * RTNL: nothing else is done under it, so that no reader (an unprivileged
+ * one included) holds RTNL up. The counters and histograms, which the
+ * workers write without that lock, are read after it, into memory
+ * allocated before it; once the state read says finished they are final
+ * (the done work sets it under the lock once the workers are gone). A
+ * fill only puts attributes: it writes nothing of the run.
+ */
+struct ktg_run_reply {
+	u32		state;		/* enum ktg_run_state */
+	int		error;
+	u32		error_flow;
+	ktime_t		end;		/* the run's, or now */
+	struct ktg_hist	*hist;		/* rr: the flows' latencies merged */
+	struct ktg_hist	*prev;		/* an interval's: the last one's, to free */
+	u64		timeouts;
+	u64		late;
+};
+
+static bool ktg_reply_finished(const struct ktg_run_reply *r)
+{
+	return r->state >= KTG_RUN_DONE;
+}
+
+/* Under run->lock: the state, its error and its end, and nothing else. */
+static void ktg_run_snapshot(struct ktg_run *run, struct ktg_run_reply *r)
+{
+	mutex_lock(&run->lock);
+	r->state = READ_ONCE(run->state);
+	r->error = READ_ONCE(run->error);
+	r->error_flow = READ_ONCE(run->error_flow);
+	r->end = r->state >= KTG_RUN_DONE ? run->end : ktime_get();
+	mutex_unlock(&run->lock);
+}
+
 static u32 ktg_run_splice(struct ktg_run *run)
 {
 	if (run->p.tx_mode == KTGEN_TX_MODE_STACK)
@@ -164,12 +211,13 @@ static u32 ktg_run_splice(struct ktg_run *run)
 	return KTGEN_SPLICE_NONE;
 }
 
-static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
+static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run,
+			   const struct ktg_run_reply *r)
 {
 	u64 bytes = 0, msgs = 0, acked = 0, retrans = 0, srtt = 0, cwnd = 0;
 	bool tcp = run->p.test == KTGEN_TEST_TCP_STREAM || run->p.test == KTGEN_TEST_TCP_RR;
 	/* acked and tcp_info at the drain's end: not for tcp-crr's many */
-	bool tcp_end = tcp && ktg_run_finished(run);
+	bool tcp_end = tcp && ktg_reply_finished(r);
 	u32 i, info = 0, nocache = 0;
 	struct nlattr *nest;
 
@@ -200,7 +248,7 @@ static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
 	    (tcp && nla_put_u32(msg, KTGEN_A_TX_STATS_NOCACHE_COPY_FLOWS, nocache)) ||
 	    (run->p.probe_copies &&
 	     nla_put_u64_64bit(msg, KTGEN_A_TX_STATS_NOCACHE_COPIES,
-			       ktg_run_finished(run) ? run->nocache :
+			       ktg_reply_finished(r) ? run->nocache :
 			       ktg_probe_nocache_hits() - run->nocache0, 0)))
 		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
@@ -213,6 +261,15 @@ static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run)
  * ones, or 50, 90, 95, 99 and 99.9 %.
  */
 static const u32 ktg_default_ppm[] = { 500000, 900000, 950000, 990000, 999000 };
+
+/* Test hook: a run's reply waits this long once its flows' histograms
+ * are merged, as a merge of 1024 flows on a slow machine does. 0 (the
+ * default) is off.
+ */
+static unsigned int test_fill_delay_ms;
+module_param(test_fill_delay_ms, uint, 0600);
+MODULE_PARM_DESC(test_fill_delay_ms,
+		 "test hook: hold each run reply this long after merging its histograms (0: off, at most 60 s)");
 
 /* Every flow's histogram merged into @h; the timeouts and late ones. */
 static void ktg_run_hist(struct ktg_run *run, struct ktg_hist *h, u64 *timeouts, u64 *late)
@@ -230,93 +287,109 @@ static void ktg_run_hist(struct ktg_run *run, struct ktg_hist *h, u64 *timeouts,
 		*timeouts += READ_ONCE(f->timeouts);
 		*late += READ_ONCE(f->late);
 	}
+	if (unlikely(READ_ONCE(test_fill_delay_ms)))
+		msleep(min(READ_ONCE(test_fill_delay_ms), 60000U));
 }
 
-/* The latency nest of a run (all of it) or of the @interval that ends
- * now (what came since the previous one, whose histogram it replaces).
+/*
+ * The reply of @run prepared into @r: the state as of one moment, then
+ * (rr) every flow's latencies merged. @interval (the interval work's only,
+ * the one reader and writer of hist_prev): the latencies since the last
+ * interval, and now the next one's start. ktg_run_reply_free() after.
  */
-static int ktg_run_fill_latency(struct sk_buff *msg, struct ktg_run *run, bool interval)
+static int ktg_run_prepare(struct ktg_run *run, struct ktg_run_reply *r, bool interval)
+{
+	struct ktg_hist *prev = interval ? run->hist_prev : NULL;
+
+	memset(r, 0, sizeof(*r));
+	if (ktg_test_rr(run->p.test) && (!interval || prev)) {
+		r->hist = kvmalloc(sizeof(*r->hist), GFP_KERNEL);
+		r->prev = prev ? kvmalloc(sizeof(*r->prev), GFP_KERNEL) : NULL;
+		if (!r->hist || (prev && !r->prev)) {
+			kvfree(r->hist);
+			kvfree(r->prev);
+			return -ENOMEM;
+		}
+	}
+	ktg_run_snapshot(run, r);
+	if (!r->hist)
+		return 0;
+	ktg_run_hist(run, r->hist, &r->timeouts, &r->late);
+	if (prev) {
+		/* the merge is the next interval's start; the last one's goes */
+		memcpy(r->prev, r->hist, sizeof(*r->prev));
+		ktg_hist_sub(r->hist, prev);
+		swap(run->hist_prev, r->prev);
+		r->timeouts -= run->timeouts_prev;
+		r->late -= run->late_prev;
+		run->timeouts_prev += r->timeouts;
+		run->late_prev += r->late;
+	}
+	return 0;
+}
+
+static void ktg_run_reply_free(struct ktg_run_reply *r)
+{
+	kvfree(r->hist);
+	kvfree(r->prev);
+}
+
+/* The latency nest: the run's, or an interval's (ktg_run_prepare()). */
+static int ktg_run_fill_latency(struct sk_buff *msg, struct ktg_run *run,
+				const struct ktg_run_reply *r)
 {
 	const u32 *ppm = run->p.npercentiles ? run->p.percentiles : ktg_default_ppm;
 	u32 i, n = run->p.npercentiles ?: ARRAY_SIZE(ktg_default_ppm);
-	struct ktg_hist *prev = interval ? run->hist_prev : NULL;
-	u64 timeouts, late;
-	struct ktg_hist *h;
+	const struct ktg_hist *h = r->hist;
 	struct nlattr *nest, *pn;
-	int err = -EMSGSIZE;
 
-	h = kvmalloc(sizeof(*h), GFP_KERNEL);
-	if (!h)
-		return -ENOMEM;
-	ktg_run_hist(run, h, &timeouts, &late);
-	if (prev) {
-		/* the interval's: what came since; now is the next one's start */
-		struct ktg_hist *d = kvmalloc(sizeof(*d), GFP_KERNEL);
-
-		if (!d) {
-			kvfree(h);
-			return -ENOMEM;
-		}
-		memcpy(d, h, sizeof(*d));
-		ktg_hist_sub(d, prev);
-		memcpy(prev, h, sizeof(*prev));
-		kvfree(h);
-		h = d;
-		timeouts -= run->timeouts_prev;
-		late -= run->late_prev;
-		run->timeouts_prev += timeouts;
-		run->late_prev += late;
-	}
 	nest = nla_nest_start(msg, KTGEN_A_RUN_LATENCY);
 	if (!nest ||
 	    nla_put_u64_64bit(msg, KTGEN_A_LATENCY_TRANSACTIONS, h->count, 0) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_LATENCY_TIMEOUTS, timeouts, 0) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_LATENCY_LATE, late, 0))
-		goto out;
+	    nla_put_u64_64bit(msg, KTGEN_A_LATENCY_TIMEOUTS, r->timeouts, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_LATENCY_LATE, r->late, 0))
+		return -EMSGSIZE;
 	if (h->count &&
 	    (nla_put_u64_64bit(msg, KTGEN_A_LATENCY_MIN_NS, h->min, 0) ||
 	     nla_put_u64_64bit(msg, KTGEN_A_LATENCY_MAX_NS, h->max, 0) ||
 	     nla_put_u64_64bit(msg, KTGEN_A_LATENCY_MEAN_NS, ktg_hist_mean(h), 0) ||
 	     nla_put_u64_64bit(msg, KTGEN_A_LATENCY_STDDEV_NS, ktg_hist_stddev(h), 0)))
-		goto out;
+		return -EMSGSIZE;
 	for (i = 0; h->count && i < n; i++) {
 		pn = nla_nest_start(msg, KTGEN_A_LATENCY_PERCENTILE);
 		if (!pn || nla_put_u32(msg, KTGEN_A_PERCENTILE_PPM, ppm[i]) ||
 		    nla_put_u64_64bit(msg, KTGEN_A_PERCENTILE_NS,
 				      ktg_hist_percentile(h, ppm[i]), 0))
-			goto out;
+			return -EMSGSIZE;
 		nla_nest_end(msg, pn);
 	}
 	nla_nest_end(msg, nest);
-	err = 0;
-out:
-	kvfree(h);
-	return err;
+	return 0;
 }
 
 /* UDP on the same host: the sender knows what it sent and the sink what
  * arrived, so loss is exact even when closing datagrams were dropped.
  */
-static u64 ktg_run_lost(struct ktg_run *run)
+static u64 ktg_run_lost(struct ktg_run *run, const struct ktg_run_reply *r)
 {
 	u64 sent = 0, got;
 	u32 i;
 
-	if (run->p.test != KTGEN_TEST_UDP_STREAM || !ktg_run_finished(run))
+	if (run->p.test != KTGEN_TEST_UDP_STREAM || !ktg_reply_finished(r))
 		return U64_MAX;
 	for (i = 0; i < run->p.flows; i++)
-		sent += run->flows[i].msgs;
+		sent += READ_ONCE(run->flows[i].msgs);
 	got = atomic64_read(&run->rx->msgs) - atomic64_read(&run->rx->dup);
 	return sent > got ? sent - got : 0;
 }
 
 /* The measured window of a run with a warmup, once it opened. */
-static int ktg_run_fill_window(struct sk_buff *msg, struct ktg_run *run)
+static int ktg_run_fill_window(struct sk_buff *msg, struct ktg_run *run,
+			       const struct ktg_run_reply *r)
 {
 	/* pairs with the release in ktg_run_window_work() */
 	ktime_t wstart = smp_load_acquire(&run->wstart);
-	ktime_t end = ktg_run_finished(run) ? run->end : ktime_get();
-	u64 ns = ktime_after(end, wstart) ? ktime_to_ns(ktime_sub(end, wstart)) : 0;
+	u64 ns = ktime_after(r->end, wstart) ? ktime_to_ns(ktime_sub(r->end, wstart)) : 0;
 	u64 bytes = 0, msgs = 0;
 	struct nlattr *nest;
 	u32 i;
@@ -345,10 +418,9 @@ static int ktg_run_fill_window(struct sk_buff *msg, struct ktg_run *run)
 }
 
 /* Everything about a run: do, dump and the run-done notification. */
-static int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
+static int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run, const struct ktg_run_reply *r)
 {
 	struct ktg_run_params *p = &run->p;
-	ktime_t end = ktg_run_finished(run) ? run->end : ktime_get();
 
 	if (nla_put_u32(msg, KTGEN_A_RUN_ID, run->id) ||
 	    nla_put_u32(msg, KTGEN_A_RUN_TEST, p->test) ||
@@ -375,17 +447,17 @@ static int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	    (p->burst && nla_put_u32(msg, KTGEN_A_RUN_BURST, p->burst)) ||
 	    (p->busy_poll_us && nla_put_u32(msg, KTGEN_A_RUN_BUSY_POLL, p->busy_poll_us)) ||
 	    (p->gso && nla_put_u32(msg, KTGEN_A_RUN_GSO, p->gso)) ||
-	    nla_put_u32(msg, KTGEN_A_RUN_STATE, ktg_run_state_uapi(run)) ||
-	    (run->error && (nla_put_u32(msg, KTGEN_A_RUN_ERROR, -run->error) ||
-			    nla_put_u32(msg, KTGEN_A_RUN_ERROR_FLOW, run->error_flow))) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_STATE, ktg_run_state_uapi(r->state)) ||
+	    (r->error && (nla_put_u32(msg, KTGEN_A_RUN_ERROR, -r->error) ||
+			  nla_put_u32(msg, KTGEN_A_RUN_ERROR_FLOW, r->error_flow))) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_RUN_DURATION_NS,
-			      ktime_to_ns(ktime_sub(end, run->start)), 0) ||
+			      ktime_to_ns(ktime_sub(r->end, run->start)), 0) ||
 	    nla_put_u32(msg, KTGEN_A_RUN_SPLICE, ktg_run_splice(run)) ||
-	    ktg_run_fill_tx(msg, run) ||
+	    ktg_run_fill_tx(msg, run, r) ||
 	    (atomic64_read(&run->rx->conns) &&
-	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, ktg_run_lost(run))) ||
+	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, ktg_run_lost(run, r))) ||
 	    ktg_cpu_acct_put(msg, &run->cpu, p->cpus) ||
-	    ktg_run_fill_window(msg, run))
+	    ktg_run_fill_window(msg, run, r))
 		return -EMSGSIZE;
 	if (ktg_test_rr(p->test) &&
 	    (nla_put_u32(msg, KTGEN_A_RUN_REQ_SIZE, p->req_size) ||
@@ -393,7 +465,7 @@ static int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 	     (p->rate && nla_put_u32(msg, KTGEN_A_RUN_RATE, p->rate)) ||
 	     (p->test == KTGEN_TEST_UDP_RR &&
 	      nla_put_u32(msg, KTGEN_A_RUN_RR_TIMEOUT_MS, p->rr_timeout_ms)) ||
-	     ktg_run_fill_latency(msg, run, false)))
+	     ktg_run_fill_latency(msg, run, r)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -401,17 +473,18 @@ static int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run)
 /* Flow @i of @run (a flow-get dump message). TCP's acknowledged bytes
  * and tcp_info figures are the drain's, so they come once the run ended.
  */
-static int ktg_run_fill_flow(struct sk_buff *msg, struct ktg_run *run, u32 i)
+static int ktg_run_fill_flow(struct sk_buff *msg, struct ktg_run *run, u32 i,
+			     const struct ktg_run_reply *r)
 {
 	struct ktg_flow *f = &run->flows[i];
-	bool tcp_end = ktg_run_finished(run) && (run->p.test == KTGEN_TEST_TCP_STREAM ||
-					 run->p.test == KTGEN_TEST_TCP_RR);
+	bool tcp_end = ktg_reply_finished(r) && (run->p.test == KTGEN_TEST_TCP_STREAM ||
+					       run->p.test == KTGEN_TEST_TCP_RR);
 
 	if (nla_put_u32(msg, KTGEN_A_FLOW_RUN_ID, run->id) ||
 	    nla_put_u32(msg, KTGEN_A_FLOW_ID, i) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_FLOW_BYTES, READ_ONCE(f->bytes), 0) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_FLOW_MSGS, READ_ONCE(f->msgs), 0) ||
-	    (tcp_end && nla_put_u64_64bit(msg, KTGEN_A_FLOW_ACKED, f->acked, 0)) ||
+	    (tcp_end && nla_put_u64_64bit(msg, KTGEN_A_FLOW_ACKED, READ_ONCE(f->acked), 0)) ||
 	    (tcp_end && f->has_info &&
 	     (nla_put_u32(msg, KTGEN_A_FLOW_RETRANS, f->retrans) ||
 	      nla_put_u32(msg, KTGEN_A_FLOW_SRTT_US, f->srtt_us) ||
@@ -423,17 +496,18 @@ static int ktg_run_fill_flow(struct sk_buff *msg, struct ktg_run *run, u32 i)
 }
 
 /* A run-interval notification: progress so far, counters cumulative. */
-static int ktg_run_fill_interval(struct sk_buff *msg, struct ktg_run *run)
+static int ktg_run_fill_interval(struct sk_buff *msg, struct ktg_run *run,
+				 const struct ktg_run_reply *r)
 {
 	if (nla_put_u32(msg, KTGEN_A_RUN_ID, run->id) ||
-	    nla_put_u32(msg, KTGEN_A_RUN_STATE, ktg_run_state_uapi(run)) ||
+	    nla_put_u32(msg, KTGEN_A_RUN_STATE, ktg_run_state_uapi(r->state)) ||
 	    nla_put_u32(msg, KTGEN_A_RUN_INTERVAL, run->intervals) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_RUN_DURATION_NS,
 			      ktime_to_ns(ktime_sub(ktime_get(), run->start)), 0) ||
-	    ktg_run_fill_tx(msg, run) ||
+	    ktg_run_fill_tx(msg, run, r) ||
 	    (atomic64_read(&run->rx->conns) &&
 	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, U64_MAX)) ||
-	    (run->hist_prev && ktg_run_fill_latency(msg, run, true)))
+	    (r->hist && ktg_run_fill_latency(msg, run, r)))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -554,6 +628,12 @@ static int ktg_cpus_parse(const struct nlattr *attr, struct cpumask *mask,
 	int i, len;
 
 	if (!attr) {
+		/* the lists a reply carries name CPUs below KTG_CPUS_MAX */
+		if (cpumask_last(def) >= KTG_CPUS_MAX) {
+			NL_SET_ERR_MSG(extack,
+				       "the default CPU is 1024 or above, which a CPU list cannot name: give cpus");
+			return -EINVAL;
+		}
 		cpumask_copy(mask, def);
 		return 0;
 	}
@@ -614,6 +694,19 @@ static int ktg_addr_parse(const struct nlattr *attr, int family, __be16 port,
 static u32 ktg_nl_u32(struct genl_info *info, int attr, u32 def)
 {
 	return info->attrs[attr] ? nla_get_u32(info->attrs[attr]) : def;
+}
+
+/* A port, which must not be 0: the policy says so where the kernel
+ * validates big-endian ranges (compat.h: KTG_POLICY_PORT), this everywhere.
+ */
+static int ktg_nl_port(struct genl_info *info, int attr, __be16 *port)
+{
+	*port = nla_get_be16(info->attrs[attr]);
+	if (!*port) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[attr], "port 0: give a port");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*
@@ -696,8 +789,10 @@ static int ktg_nl_sink_reply(struct sk_buff *skb, struct sk_buff *msg,
 static int ktg_nl_sink_params(struct genl_info *info, struct ktg_sink_params *p)
 {
 	struct nlattr **tb = info->attrs;
+	__be16 port;
 
-	if (ktg_req_attr_missing(info, KTGEN_A_SINK_PORT))
+	if (ktg_req_attr_missing(info, KTGEN_A_SINK_PORT) ||
+	    ktg_nl_port(info, KTGEN_A_SINK_PORT, &port))
 		return -EINVAL;
 	p->proto = ktg_nl_u32(info, KTGEN_A_SINK_PROTO, KTGEN_PROTO_TCP);
 	p->rx_mode = ktg_nl_u32(info, KTGEN_A_SINK_RX_MODE, KTGEN_RX_MODE_COPY);
@@ -743,7 +838,7 @@ static int ktg_nl_sink_params(struct genl_info *info, struct ktg_sink_params *p)
 	}
 	return ktg_addr_parse(tb[KTGEN_A_SINK_LOCAL_ADDR],
 			      p->families == KTG_FAMILY_IPV4 ? AF_INET : AF_INET6,
-			      nla_get_be16(tb[KTGEN_A_SINK_PORT]), &p->addr, info->extack);
+			      port, &p->addr, info->extack);
 }
 
 /* SINK_NEW's CPUs (allocated into @p, freed again on an error) and user
@@ -905,22 +1000,23 @@ static int ktg_nl_sink_del_doit(struct sk_buff *skb, struct genl_info *info)
 static int ktg_nl_run_send(struct sk_buff *msg, struct ktg_run *run, u32 portid,
 			   u32 seq, int flags, u8 cmd)
 {
+	struct ktg_run_reply r;
 	void *hdr;
 	int err;
 
+	err = ktg_run_prepare(run, &r, false);
+	if (err)
+		return err;
 	hdr = genlmsg_put(msg, portid, seq, &ktg_nl_family, flags, cmd);
-	if (!hdr)
-		return -EMSGSIZE;
-	/* the state, its end and the results, as of one moment */
-	mutex_lock(&run->lock);
-	err = ktg_run_fill(msg, run);
-	mutex_unlock(&run->lock);
-	if (err) {
-		genlmsg_cancel(msg, hdr);
-		return -EMSGSIZE;
+	if (!hdr || ktg_run_fill(msg, run, &r)) {
+		if (hdr)
+			genlmsg_cancel(msg, hdr);
+		err = -EMSGSIZE;
+	} else {
+		genlmsg_end(msg, hdr);
 	}
-	genlmsg_end(msg, hdr);
-	return 0;
+	ktg_run_reply_free(&r);
+	return err;
 }
 
 /*
@@ -957,20 +1053,26 @@ lost:
 /* From the run's interval work: progress to the events group. */
 void ktg_nl_notify_run_interval(struct ktg_run *run)
 {
+	struct ktg_run_reply r;
 	struct sk_buff *msg;
 	void *hdr;
 
+	if (ktg_run_prepare(run, &r, true))
+		goto lost;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
-		goto lost;
+		goto err_free_reply;
 	hdr = genlmsg_put(msg, 0, 0, &ktg_nl_family, 0, KTGEN_CMD_RUN_INTERVAL);
-	if (!hdr || ktg_run_fill_interval(msg, run)) {
+	if (!hdr || ktg_run_fill_interval(msg, run, &r)) {
 		nlmsg_free(msg);
-		goto lost;
+		goto err_free_reply;
 	}
 	genlmsg_end(msg, hdr);
+	ktg_run_reply_free(&r);
 	genlmsg_multicast_netns(&ktg_nl_family, run->kn->net, msg, 0, 0, GFP_KERNEL);
 	return;
+err_free_reply:
+	ktg_run_reply_free(&r);
 lost:
 	ktg_nl_notify_lost(run->kn->net);
 }
@@ -1163,14 +1265,17 @@ static int ktg_nl_run_addrs(struct genl_info *info, struct ktg_run_params *p)
 {
 	struct netlink_ext_ack *extack = info->extack;
 	struct nlattr **tb = info->attrs;
+	__be16 port;
 	int err;
 
 	if (p->ifindex && !ktg_dev_exists(genl_info_net(info), p->ifindex)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[KTGEN_A_RUN_IFINDEX], "no such device");
 		return -ENODEV;
 	}
-	err = ktg_addr_parse(tb[KTGEN_A_RUN_REMOTE_ADDR], AF_INET,
-			     nla_get_be16(tb[KTGEN_A_RUN_REMOTE_PORT]), &p->remote, extack);
+	err = ktg_nl_port(info, KTGEN_A_RUN_REMOTE_PORT, &port);
+	if (err)
+		return err;
+	err = ktg_addr_parse(tb[KTGEN_A_RUN_REMOTE_ADDR], AF_INET, port, &p->remote, extack);
 	if (err || !tb[KTGEN_A_RUN_LOCAL_ADDR])
 		return err;
 	err = ktg_addr_parse(tb[KTGEN_A_RUN_LOCAL_ADDR], AF_INET, 0, &p->local, extack);
@@ -1268,6 +1373,10 @@ static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	}
 	hdr = genlmsg_put_reply(msg, info, &ktg_nl_family, 0, KTGEN_CMD_RUN_NEW);
+	/* Ours until it is started: once listed, it may be done, deleted
+	 * and its table's reference put before ktg_run_start() returns.
+	 */
+	ktg_run_hold(run);
 	ktg_run_publish(run);
 	if (!hdr || nla_put_u32(msg, KTGEN_A_RUN_ID, run->id)) {
 		/* The run goes on; the caller finds it with run show. */
@@ -1278,6 +1387,7 @@ static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 		err = genlmsg_reply(msg, info);
 	}
 	ktg_run_start(run);
+	ktg_run_put(run);
 	return err;
 }
 
@@ -1305,6 +1415,10 @@ static int ktg_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 	ktg_run_put(run);
 	if (err) {
 		nlmsg_free(msg);
+		if (err == -ENOMEM)
+			NL_SET_ERR_MSG(info->extack, "no memory for the reply");
+		else
+			NL_SET_ERR_MSG(info->extack, "reply does not fit");
 		return err;
 	}
 	return genlmsg_reply(msg, info);
@@ -1334,6 +1448,7 @@ static int ktg_nl_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 {
 	struct ktg_net *kn = ktg_pernet(sock_net(skb->sk));
 	struct nlattr *id = ktg_dump_attrs(cb)[KTGEN_A_FLOW_RUN_ID];
+	struct ktg_run_reply r = {};
 	struct ktg_run *run;
 	u32 i = cb->args[0];
 	void *hdr;
@@ -1348,19 +1463,19 @@ static int ktg_nl_flow_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 		NL_SET_ERR_MSG_ATTR(cb->extack, id, "run-id: no such run");
 		return -ENOENT;
 	}
-	mutex_lock(&run->lock);
+	/* the state under run->lock; the flows, read without it, after */
+	ktg_run_snapshot(run, &r);
 	for (; i < run->p.flows; i++) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &ktg_nl_family, NLM_F_MULTI, KTGEN_CMD_FLOW_GET);
 		if (!hdr)
 			break;
-		if (ktg_run_fill_flow(skb, run, i)) {
+		if (ktg_run_fill_flow(skb, run, i, &r)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
 		genlmsg_end(skb, hdr);
 	}
-	mutex_unlock(&run->lock);
 	ktg_run_put(run);
 	cb->args[0] = i;
 	return skb->len;

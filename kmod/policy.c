@@ -9,6 +9,13 @@
 
 #include "policy.h"
 
+#ifdef __KERNEL__
+#include "compat.h"
+#else
+/* The host's policy check: its kernel (tests/unit/kinclude) has them. */
+#define KTG_POLICY_PORT		NLA_POLICY_MIN(NLA_BE16, 1)
+#endif
+
 /* Bounds NLA_POLICY_RANGE() cannot hold (s16), by reference; not const:
  * 6.1 and older point at them without.
  */
@@ -117,9 +124,9 @@ const struct nla_policy ktg_sink_policy[KTGEN_A_SINK_MAX + 1] = {
 	[KTGEN_A_SINK_ID]		= { .type = NLA_U32 },
 	[KTGEN_A_SINK_PROTO]		= NLA_POLICY_MAX(NLA_U32, KTGEN_PROTO_UDP),
 	[KTGEN_A_SINK_LOCAL_ADDR]	= NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
-	[KTGEN_A_SINK_PORT]		= NLA_POLICY_MIN(NLA_BE16, 1),
+	[KTGEN_A_SINK_PORT]		= KTG_POLICY_PORT,
 	[KTGEN_A_SINK_RX_MODE]		= NLA_POLICY_MAX(NLA_U32, KTGEN_RX_MODE_USER),
-	[KTGEN_A_SINK_CPUS]		= { .type = NLA_BINARY, .len = 128 },
+	[KTGEN_A_SINK_CPUS]		= { .type = NLA_BINARY, .len = KTG_CPUS_MAX / 8 },
 	[KTGEN_A_SINK_RCVBUF]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_sockbuf_range),
 	[KTGEN_A_SINK_ALL]		= { .type = NLA_FLAG },
 	[KTGEN_A_SINK_IPV6]		= { .type = NLA_FLAG },
@@ -144,12 +151,12 @@ const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_ID]		= { .type = NLA_U32 },
 	[KTGEN_A_RUN_TEST]		= NLA_POLICY_MAX(NLA_U32, KTGEN_TEST_TCP_CRR),
 	[KTGEN_A_RUN_REMOTE_ADDR]	= NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
-	[KTGEN_A_RUN_REMOTE_PORT]	= NLA_POLICY_MIN(NLA_BE16, 1),
+	[KTGEN_A_RUN_REMOTE_PORT]	= KTG_POLICY_PORT,
 	[KTGEN_A_RUN_LOCAL_ADDR]	= NLA_POLICY_RANGE(NLA_BINARY, 4, 16),
 	[KTGEN_A_RUN_IFINDEX]		= { .type = NLA_U32 },
 	[KTGEN_A_RUN_SIZE]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_size_range),
 	[KTGEN_A_RUN_FLOWS]		= NLA_POLICY_RANGE(NLA_U32, 1, KTG_MAX_FLOWS),
-	[KTGEN_A_RUN_CPUS]		= { .type = NLA_BINARY, .len = 128 },
+	[KTGEN_A_RUN_CPUS]		= { .type = NLA_BINARY, .len = KTG_CPUS_MAX / 8 },
 	[KTGEN_A_RUN_TIME_MS]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_time_range),
 	[KTGEN_A_RUN_BYTES]		= { .type = NLA_U64 },
 	[KTGEN_A_RUN_MSGS]		= { .type = NLA_U64 },

@@ -22,6 +22,9 @@
 #define KTG_RESP_MAX		SZ_16M
 #define KTG_MAX_CONNS		65536
 
+/* A CPU list attribute: bit N of byte N / 8 names CPU N, below this. */
+#define KTG_CPUS_MAX		1024
+
 /* Runs. */
 #define KTG_MAX_FLOWS		1024
 #define KTG_MAX_UDP_SIZE	65507

@@ -164,8 +164,8 @@ static void ktg_run_finish(struct ktg_run *run)
 	ktg_run_advance(run, last);
 }
 
-/* What a reader is told of the state. */
-u32 ktg_run_state_uapi(const struct ktg_run *run)
+/* What a reader is told of a state (enum ktg_run_state). */
+u32 ktg_run_state_uapi(u32 state)
 {
 	static const u8 uapi[] = {
 		[KTG_RUN_SENDING]	= KTGEN_RUN_STATE_RUNNING,
@@ -176,7 +176,7 @@ u32 ktg_run_state_uapi(const struct ktg_run *run)
 		[KTG_RUN_FAILED]	= KTGEN_RUN_STATE_FAILED,
 	};
 
-	return uapi[READ_ONCE(run->state)];
+	return uapi[state];
 }
 
 /*
@@ -294,7 +294,7 @@ MODULE_PARM_DESC(test_done_delay_ms,
 static unsigned int test_start_delay_ms;
 module_param(test_start_delay_ms, uint, 0600);
 MODULE_PARM_DESC(test_start_delay_ms,
-		 "test hook: pause this long after starting each run worker (0: off, at most 10 s)");
+		 "test hook: pause this long after starting each run worker (0: off, at most 60 s)");
 
 /* Test hook: RUN_NEW holds each run this long once its buffer is filled,
  * a build that others must not wait for. 0 (the default) is off.
@@ -449,7 +449,7 @@ void ktg_run_start(struct ktg_run *run)
 			return;
 		}
 		if (unlikely(READ_ONCE(test_start_delay_ms)))
-			msleep(min(READ_ONCE(test_start_delay_ms), 10000U));
+			msleep(min(READ_ONCE(test_start_delay_ms), 60000U));
 		cpu = cpumask_next(cpu, run->p.cpus);
 	}
 }

@@ -59,6 +59,7 @@ struct ktg_flow {
 	struct ktg_dgram	*gso_hdr;
 	struct kvec		*gso_iov;
 
+	/* written by the flow's worker only (WRITE_ONCE), read by fills */
 	u64			bytes;
 	u64			msgs;
 	u64			acked;
@@ -112,8 +113,10 @@ struct ktg_run {
 	bool			owned;		/* counted in kn->owners (kn->lock) */
 	struct ktg_run_params	p;
 	u64			charged;	/* budget bytes besides page rings */
-	struct mutex		lock;		/* the last state, end; fills (never
-						 * held across RTNL: ktg_runs_dev_gone())
+	struct mutex		lock;		/* the last state, end, error: what a
+						 * reply reads together (taken under
+						 * RTNL: ktg_runs_dev_gone(); nothing
+						 * slow is done under it)
 						 */
 	u32			state;		/* enum ktg_run_state */
 
@@ -177,7 +180,13 @@ static inline bool ktg_run_finished(const struct ktg_run *run)
 	return READ_ONCE(run->state) >= KTG_RUN_DONE;
 }
 
-u32 ktg_run_state_uapi(const struct ktg_run *run);
+/* Another reference, for a holder of one already. */
+static inline void ktg_run_hold(struct ktg_run *run)
+{
+	refcount_inc(&run->ref);
+}
+
+u32 ktg_run_state_uapi(u32 state);
 int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack);
 int ktg_flow_step(struct ktg_flow *f);
 void ktg_flow_close(struct ktg_flow *f);

@@ -7,6 +7,8 @@
 # or only to named ones: those exports, with a namespace column, do not count),
 # and write OUTDIR/compat-gen.h with KTG_HAVE_NAME for every probe that
 # builds or symbol that is exported. kmod/compat.h is the only reader.
+# KTG_PROBES_OFF="NAME ..." reports those as missing whatever the kernel
+# has: a test of the fallbacks (an older kernel) on a kernel at hand.
 set -uo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
@@ -36,7 +38,9 @@ make -s -k -j"$(nproc)" -C "$kdir" M="$work" $objs ${CC:+CC=$CC} >"$work/log" 2>
 	for p in "$probes"/*.c "$probes"/*.sym; do
 		n=$(basename "${p%.*}")
 		N=$(echo "$n" | tr '[:lower:]' '[:upper:]')
-		if [ -e "$work/$n.o" ] ||
+		if [[ " ${KTG_PROBES_OFF:-} " == *" $n "* ]]; then
+			echo "/* KTG_HAVE_$N is off: KTG_PROBES_OFF */"
+		elif [ -e "$work/$n.o" ] ||
 		   { [ "${p##*.}" = sym ] && awk -F '\t' -v s="$(cat "$p")" \
 			'$2 == s && $5 == "" { f = 1 } END { exit !f }' "$kdir/Module.symvers"; }; then
 			echo "#define KTG_HAVE_$N 1"

@@ -543,3 +543,97 @@ t_life_worker_race()
 	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
 }
 case_add life_worker_race t_life_worker_race 120 core
+
+# RUN_NEW keeps a reference of its own on the run it listed until its
+# workers are started: a run that is done, and deleted, while its starter
+# is still at work (the test hook holds RUN_NEW after the last worker's
+# wake-up) stays allocated, its flows' and workers' bytes charged, until
+# the starter lets go. Before, the delete freed it under the starter,
+# which then read it: the stock kernel oopsed in ktg_run_start() (NULL
+# pointer in _find_next_bit). Not on the debug lane: its turns are full,
+# and the stock kernel shows the fault.
+t_life_new_ref()
+{
+	local delay pid base used
+
+	delay=$(( $(scaled 10) < 30 ? $(scaled 10) : 30 ))
+	load_module test_start_delay_ms=$((delay * 1000))
+	$KTGEN sink add udp port 7011 rx discard >/dev/null
+	base=$(buffer_used)
+	# RUN_NEW runs in the CLI's send: it returns when the starter does
+	$KTGEN run udp_stream to 127.0.0.1 port 7011 size 64 msgs 2 >/dev/null &
+	pid=$!
+	slowwait "$delay" bash -c "$KTGEN -j run show | grep -Eq '\"state\": *\"done\"'" ||
+		fail "the run was not done in $delay s: $($KTGEN -j run show)"
+	$KTGEN run del all
+	used=$(buffer_used)
+	kill -0 $pid 2>/dev/null ||
+		skip "RUN_NEW returned before the run was deleted (held $delay s)"
+	log "charged: $base bytes before the run, $used once it was deleted"
+	[ "$used" -gt "$base" ] ||
+		fail "the run was freed while RUN_NEW's starter held it: its bytes uncharged"
+	# it finds its run deleted: what it says of it does not matter here
+	wait $pid || :
+	[ "$(buffer_used)" = "$base" ] ||
+		fail "$(( $(buffer_used) - base )) bytes left charged once RUN_NEW returned"
+	echo 0 >/sys/module/ktgen/parameters/test_start_delay_ms
+	$KTGEN sink del all
+}
+case_add life_new_ref t_life_new_ref 120 nodebug
+
+# A run's replies are prepared outside run->lock, which
+# ktg_runs_dev_gone() takes under RTNL: the device a run is bound to goes
+# (`ip link del`) as fast while unprivileged readers dump the run and its
+# flows, each reply held after its histograms are merged (a test hook
+# standing in for a slow merge of 1024 flows). Before, RUN_GET merged
+# every flow's histogram under run->lock, FLOW_GET held it for a whole
+# dump, and RTNL (every ip command of the host) waited for them. Not on
+# the debug lane: its bound is wall-clock time, which that kernel's speed
+# blurs, and its debug turns are full (the paths run there in life_dev_gone
+# and per_flow).
+t_life_dev_gone_readers()
+{
+	local hold id reqs i t0 ms pids=()
+
+	hold=$(( $(scaled 16) < 60 ? $(scaled 16) : 60 ))
+	load_module
+	veth_pair
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 7012 rx discard rr >/dev/null
+	id=$(ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.77.0.2 port 7012 dev ktg0 \
+		flows 256 time "$(scaled 300)" detach |
+		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+	slowwait "$(scaled 60)" bash -c "ip netns exec $NS_A $KTGEN -j run show $id |
+		grep -Eq '\"transactions\": *[1-9]'" || fail "no transaction in $(scaled 60) s"
+	echo $((hold * 1000)) >/sys/module/ktgen/parameters/test_fill_delay_ms
+	reqs="run-get"
+	for i in 1 2 3 4 5 6 7; do
+		reqs+=" -- flow-get 1:u32:$id -- run-get"
+	done
+	for i in 1 2 3 4; do
+		# shellcheck disable=SC2086 # the requests are words
+		ip netns exec "$NS_A" setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$KTGEN_NLRAW" $reqs >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	# the readers are in their first replies, held
+	sleep 1
+	t0=$(date +%s%N)
+	ip -n "$NS_A" link del ktg0
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	echo 0 >/sys/module/ktgen/parameters/test_fill_delay_ms
+	log "ip link del took $ms ms beside 4 readers held $hold s each"
+	kill "${pids[@]}" 2>/dev/null || :
+	wait "${pids[@]}" 2>/dev/null || :
+	[ "$ms" -lt $((hold * 1000 / 2)) ] ||
+		fail "ip link del took $ms ms: RTNL waited for the run's readers ($hold s each)"
+	slowwait "$(scaled 30)" bash -c "ip netns exec $NS_A $KTGEN -j run show $id |
+		grep -Eq '\"state\": *\"failed\"'" ||
+		fail "the run did not fail with its device: $(ip netns exec "$NS_A" $KTGEN -j run show "$id")"
+	ip netns exec "$NS_A" $KTGEN -j run show "$id" | json_check "d['errno'] == 19"
+	ip netns exec "$NS_A" $KTGEN run del all
+	ip netns exec "$NS_B" $KTGEN sink del all
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+	ip netns del "$NS_A"
+	ip netns del "$NS_B"
+}
+case_add life_dev_gone_readers t_life_dev_gone_readers 300 nodebug
