@@ -212,7 +212,7 @@ int ktg_tcp_drain(struct ktg_flow *f)
 		return 0;	/* the peer closed: its last acks are coming */
 
 	ktg_flow_tcp_info(f);
-	f->acked = acked > f->hello_sent ? acked - f->hello_sent : 0;
+	WRITE_ONCE(f->acked, acked > f->hello_sent ? acked - f->hello_sent : 0);
 	f->state = KTG_FLOW_DONE;
 	if (acked < written && !ktg_run_stopping(f->run)) {
 		f->error = sock_error(sk) ?: -ETIMEDOUT;
