@@ -10,11 +10,12 @@
 . "$(dirname "$0")/ktap.sh"
 
 vm=${1:?tests/vm}
-# What the heaviest planned make check may take at CI's slowdown, in min.
-# The goal is 70 (20 min of CI's 90 left for the lanes to come); today's
+# What the heaviest planned make check may take by the costs, in min: the
+# hard end (86) less 6 for a machine slower than the costs. The goal is 70
+# at CI's slowdown (20 min of CI's 90 left for the lanes to come); today's
 # heaviest is above it (docs/testing.md), so the guard holds the line
-# against growth past the hard end (86) first.
-PLAN_LIMIT_MIN=${PLAN_LIMIT_MIN:-86}
+# against growth first.
+PLAN_LIMIT_MIN=${PLAN_LIMIT_MIN:-80}
 
 # list DIR TURN: "case owed|-" for the debug lane of rotation TURN.
 list()
@@ -156,11 +157,11 @@ core_deferred=$(KTGEN_ROTATION=0 KTGEN_TIME_SCALE=1 KTGEN_DEFER_OWED=1 bash "$vm
 result core_runs_on_stock_too "${core_deferred:+deferred to the debug lane: $core_deferred}"
 
 # The projection: the heaviest turn, with one smoke lane (the rotation's
-# usual run), at CI's measured slowdown, ends well before CI's limit (90
-# min) and its hard end (86).
+# usual run), fits the limit by the costs; at CI's measured slowdown (on
+# its debug lane) it is said.
 read -r _ _ _ total ci < <("$(dirname "$vm")/../scripts/check-plan.sh" --heaviest | head -n 1)
-echo "# the heaviest turn with one smoke lane: $((total / 60)) min by the costs, $((ci / 60)) min at CI's slowdown"
-result heaviest_plan_fits "$([ "$ci" -le $((PLAN_LIMIT_MIN * 60)) ] ||
-	echo "$((ci / 60)) min at CI's slowdown, more than $PLAN_LIMIT_MIN")"
+echo "# the heaviest turn with one smoke lane: $((total / 60)) min by the costs, $((ci / 60)) min with CI's slowdown on the debug lane"
+result heaviest_plan_fits "$([ "$total" -le $((PLAN_LIMIT_MIN * 60)) ] ||
+	echo "$((total / 60)) min by the costs, more than $PLAN_LIMIT_MIN")"
 
 finish rotation

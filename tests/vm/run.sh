@@ -125,12 +125,19 @@ if [ -n "$budget" ]; then
 			[ "${SLICE[$c]}" = $k ] && later+=("$c")
 		done
 	done
+	# This turn's slice before the core cases: the stock lane of a make
+	# check leaves the slice to this lane and runs the core cases itself,
+	# so what a hard end cuts is more likely a debt than a case run
+	# nowhere.
+	core=("${owed[@]}")
+	owed=()
 	for c in "${pool[@]}"; do
 		if [ "${SLICE[$c]}" = $turn ]; then
 			due=$((due + 1))
 			owed+=("$c")
 		fi
 	done
+	owed+=("${core[@]}")
 	# The last make check's debt (check.sh: owed cases its hard end
 	# cut) is paid first: before this turn's.
 	debt=()
