@@ -1024,7 +1024,12 @@ static int ktg_sink_sockopts(struct ktg_sink *sink, bool wild6, int v6only,
 			return err;
 		}
 	}
-	sock_set_reuseaddr(sink->sock->sk);
+	/* TCP: a restart binds past its old connections' TIME-WAIT. Not
+	 * UDP, where any local socket with SO_REUSEADDR could bind the same
+	 * address and port and take the sink's datagrams.
+	 */
+	if (p->proto == KTGEN_PROTO_TCP)
+		sock_set_reuseaddr(sink->sock->sk);
 	if (p->rcvbuf)
 		sock_set_rcvbuf(sink->sock->sk, p->rcvbuf);
 	if (p->gro) {
