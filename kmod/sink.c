@@ -28,6 +28,7 @@
 
 #define KTG_RX_ROUND	SZ_1M		/* bytes per connection per round */
 #define KTG_ACCEPT_ROUND	64	/* connections accepted per pass */
+#define KTG_FIN_WAIT		(2 * HZ)	/* for the peer to ack the sink's FIN */
 
 /* A TCP connection, served by one worker of its sink. */
 struct ktg_conn {
@@ -46,7 +47,9 @@ struct ktg_conn {
 	u64			resp_left;	/* response bytes not yet sent */
 	bool			nodelay;	/* set for the responses */
 	bool			refused;	/* its hello asked what may not be */
+	bool			closing;	/* the sink's FIN sent */
 	unsigned long		deadline;	/* jiffies: the whole hello by then */
+	unsigned long		fin_by;		/* jiffies: closing, reset by then */
 };
 
 /* A UDP sender, by its cookie and flow id. */
@@ -381,17 +384,38 @@ static void ktg_conn_free(struct ktg_conn *c)
 	kfree(c);
 }
 
-/* @reset: refused (its sender learns it at once), or the sink going
- * away (nothing left behind to retransmit a FIN); else an orderly close.
+/*
+ * Every connection goes with linger 0: a reset where it is still open
+ * (refused: its sender learns it at once; the sink going away), nothing
+ * where it has ended (ktg_conn_fin()). Since 151c9c724d05 (6.9, 6.1.84,
+ * 5.15.154) tcp_close() stops a kernel socket's timers: an orphan whose
+ * FIN was lost would stay in FIN-WAIT-1, CLOSING or LAST-ACK for ever,
+ * holding its port, an ehash slot and an orphan count.
  */
-static void ktg_conn_close(struct ktg_conn *c, bool reset)
+static void ktg_conn_close(struct ktg_conn *c)
 {
 	ktg_sock_unwatch(&c->watch);
-	if (reset)
-		sock_no_linger(c->sock->sk);
-	else
-		kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	sock_no_linger(c->sock->sk);
 	ktg_conn_free(c);
+}
+
+/*
+ * The peer closed and everything is read: the sink's FIN goes now, and the
+ * connection stays the sink's while the stack retransmits it, until the
+ * peer acked it (the socket closed) or KTG_FIN_WAIT passed: 0 till then,
+ * -ESHUTDOWN after. The FIN also carries the ACK of the peer's (TCP delays
+ * that one for it), which a reset at once would not.
+ */
+static int ktg_conn_fin(struct ktg_conn *c)
+{
+	if (!c->closing) {
+		c->closing = true;
+		c->fin_by = jiffies + KTG_FIN_WAIT;
+		kernel_sock_shutdown(c->sock, SHUT_WR);
+	}
+	if (READ_ONCE(c->sock->sk->sk_state) == TCP_CLOSE || time_after_eq(jiffies, c->fin_by))
+		return -ESHUTDOWN;
+	return 0;
 }
 
 /* A socket closed with a reset (linger 0: no FIN_WAIT, no TIME_WAIT, no
@@ -409,7 +433,8 @@ static void ktg_sock_refuse(struct ktg_sink *sink, struct socket *sock)
  */
 static bool ktg_conn_late(const struct ktg_conn *c)
 {
-	return c->hello_len < sizeof(c->hello) && time_after_eq(jiffies, c->deadline);
+	return c->hello_len < sizeof(c->hello) && !c->closing &&
+	       time_after_eq(jiffies, c->deadline);
 }
 
 /* Counted refused here, then reset as a refused hello is. */
@@ -417,7 +442,7 @@ static void ktg_conn_refuse(struct ktg_conn *c)
 {
 	atomic64_inc(&c->sink->stats.refused);
 	c->refused = true;
-	ktg_conn_close(c, true);
+	ktg_conn_close(c);
 }
 
 /*
@@ -531,11 +556,13 @@ static int ktg_sink_tcp_worker(void *arg)
 		list_splice_tail_init(&w->items, &conns);
 		spin_unlock_bh(&w->lock);
 		list_for_each_entry_safe(c, tmp, &conns, node) {
-			int n = ktg_conn_read(c, w);
+			int n = c->closing ? -ESHUTDOWN : ktg_conn_read(c, w);
 
+			if (n == -ESHUTDOWN)
+				n = ktg_conn_fin(c);
 			if (n < 0) {
 				list_del(&c->node);
-				ktg_conn_close(c, c->refused);
+				ktg_conn_close(c);
 			} else if (ktg_conn_late(c)) {
 				list_del(&c->node);
 				ktg_conn_refuse(c);
@@ -554,7 +581,7 @@ static int ktg_sink_tcp_worker(void *arg)
 	/* the sink goes: what it still holds is reset */
 	list_for_each_entry_safe(c, tmp, &conns, node) {
 		list_del(&c->node);
-		ktg_conn_close(c, true);
+		ktg_conn_close(c);
 		cond_resched();
 	}
 	return 0;
@@ -1100,6 +1127,8 @@ static void ktg_sink_shutdown(struct ktg_sink *sink)
 	if (sink->sock) {
 		ktg_sock_unwatch(&sink->watch);
 		kernel_sock_shutdown(sink->sock, SHUT_RDWR);
+		/* a listener's queued children are reset, and it leaves nothing */
+		sock_no_linger(sink->sock->sk);
 		ktg_sock_release(sink->sock);
 		sink->sock = NULL;
 	}
