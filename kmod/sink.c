@@ -1159,7 +1159,9 @@ void ktg_sink_put(struct ktg_sink *sink)
 }
 
 /* Its owner's socket closed: the sink goes, unless a delete took it out
- * of its table first (and then cancels this work or waits for it).
+ * of its table first (and then cancels this work or waits for it). Out of
+ * its table, it is on the namespace's dying list until its sockets are
+ * released: the namespace's pre_exit (and so rmmod) waits for that.
  */
 static void ktg_sink_owner_work(struct work_struct *work)
 {
@@ -1169,11 +1171,16 @@ static void ktg_sink_owner_work(struct work_struct *work)
 
 	mutex_lock(&kn->lock);
 	listed = xa_load(&kn->sinks, sink->id) == sink;
-	if (listed)
+	if (listed) {
 		ktg_net_unreserve(kn, false, sink->id);
+		list_add_tail(&sink->node, &kn->sinks_dying);
+	}
 	mutex_unlock(&kn->lock);
 	if (listed) {
 		ktg_sink_shutdown(sink);
+		mutex_lock(&kn->lock);
+		list_del(&sink->node);
+		mutex_unlock(&kn->lock);
 		ktg_sink_put(sink);	/* the table's */
 	}
 	ktg_sink_put(sink);		/* the work's */
@@ -1463,6 +1470,26 @@ void ktg_sinks_destroy_all(struct ktg_net *kn)
 	list_for_each_entry_safe(sink, tmp, &dead, node) {
 		ktg_sink_destroy(sink);
 		cond_resched();
+	}
+}
+
+/* The namespace goes: the owner works still tearing a sink down are done
+ * before its state (and the net its sockets are in) can be freed.
+ */
+void ktg_sinks_wait_dying(struct ktg_net *kn)
+{
+	struct ktg_sink *sink;
+
+	for (;;) {
+		mutex_lock(&kn->lock);
+		sink = list_first_entry_or_null(&kn->sinks_dying, struct ktg_sink, node);
+		if (sink)
+			refcount_inc(&sink->ref);
+		mutex_unlock(&kn->lock);
+		if (!sink)
+			return;
+		flush_work(&sink->owner_work);
+		ktg_sink_put(sink);
 	}
 }
 

@@ -444,6 +444,67 @@ t_life_rx_user_owned()
 }
 case_add life_rx_user_owned t_life_rx_user_owned 240
 
+# Holds $1 connections to 127.0.0.1:$2 (without a hello: the sink keeps
+# them pending), says "ready" and sleeps.
+RACE_HOLD='
+import socket, sys, time
+n, port = int(sys.argv[1]), int(sys.argv[2])
+held = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
+print("ready", flush=True)
+time.sleep(600)
+'
+
+# An rx user sink goes with its owner, in a work of its own: that work
+# races the owner's namespace going (the process was what kept it) and
+# the module going (rmmod right after the kill). The sink holds many
+# connections, so that its teardown takes a while. Before, the work took
+# the sink out of its table and tore it down outside the lock, where the
+# namespace's pre_exit did not see it: the namespace's state, or the
+# module's, was freed while the work still released sockets in it (a
+# use-after-free KASAN reports on the debug kernel; silent on a stock
+# one). Each round: no report (run.sh reads the log), no thread left,
+# nothing charged. (nodebug only because the debug lane's turns are full:
+# it is the debug kernel's KASAN that sees the old bug.)
+t_life_rx_user_race()
+{
+	local i ns pid hold out=/tmp/ktg-race.$$ n=200
+
+	for i in 1 2 3 4; do
+		load_module
+		ns=$(netns_add "race$i")
+		ip netns exec "$ns" $KTGEN sink add tcp port 7040 rx user idle-ms 600000 \
+			>/dev/null &
+		pid=$!
+		slowwait "$(scaled 10)" bash -c "ip netns exec $ns $KTGEN sink show | grep -q 'rx user'" ||
+			fail "round $i: the sink was not added"
+		ip netns exec "$ns" /usr/bin/python3 -c "$RACE_HOLD" $n 7040 >"$out" &
+		hold=$!
+		slowwait "$(scaled 30)" grep -q ready "$out" || fail "round $i: the peer did not connect"
+		slowwait "$(scaled 10)" bash -c "ip netns exec $ns $KTGEN -j sink show |
+			grep -q '\"conns\": *$n\\b'" ||
+			fail "round $i: $(ip netns exec "$ns" $KTGEN sink show)"
+		# owner and peer killed, namespace deleted (odd rounds) or
+		# module removed (even), at once
+		{ kill -9 $pid $hold; wait $pid $hold; } 2>/dev/null || :
+		if (( i % 2 )); then
+			ip netns del "$ns"
+		else
+			unload_module || fail "round $i: rmmod failed"
+			ip netns del "$ns"
+		fi
+		slowwait "$(scaled 20)" bash -c "! pgrep '^ktgen/sink' >/dev/null" ||
+			fail "round $i: sink workers left: $(pgrep -l '^ktgen/')"
+		if module_loaded; then
+			slowwait "$(scaled 10)" bash -c "[ \"\$($KTGEN -j config |
+				sed -n 's/.*\"buffer_used\": *\([0-9]*\).*/\1/p')\" = 0 ]" ||
+				fail "round $i: $(buffer_used) bytes left charged"
+		fi
+		log "round $i: $(( i % 2 ? 0 : 1 )) rmmod, sink and namespace gone"
+	done
+	rm -f "$out"
+}
+case_add life_rx_user_race t_life_rx_user_race 240 nodebug
+
 # Whether the first kthread named $1 (a pgrep pattern) waits on a
 # userfaultfd; its wait channel on stdout.
 uffd_waiting()
