@@ -46,6 +46,7 @@ struct ktg_net {
 	struct xarray		sinks;		/* by id, reserved ids as zero entries */
 	struct xarray		runs;
 	struct xarray		owners;		/* portid -> what it owns (xa value) */
+	struct list_head	sinks_dying;	/* out of sinks, torn down by owner works */
 	u32			next_sink_id;	/* the cyclic allocations' cursors */
 	u32			next_run_id;
 	u32			nsinks;		/* published and reserved */
@@ -213,6 +214,7 @@ void ktg_sink_put(struct ktg_sink *sink);
 int ktg_sink_del(struct ktg_net *kn, u32 id);
 u32 ktg_sink_slots(const struct ktg_sink_params *p);
 void ktg_sinks_destroy_all(struct ktg_net *kn);
+void ktg_sinks_wait_dying(struct ktg_net *kn);
 void ktg_sinks_owner_gone(struct ktg_net *kn, u32 portid);
 
 /* Runs (run.c) and their flows (flow.c). */

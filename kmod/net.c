@@ -25,6 +25,7 @@ static int __net_init ktg_net_init(struct net *net)
 	xa_init_flags(&kn->sinks, XA_FLAGS_ALLOC1);
 	xa_init_flags(&kn->runs, XA_FLAGS_ALLOC1);
 	xa_init(&kn->owners);
+	INIT_LIST_HEAD(&kn->sinks_dying);
 	return 0;
 }
 
@@ -126,7 +127,8 @@ void ktg_sock_release(struct socket *sock)
 }
 
 /* Kernel sockets do not pin their namespace: runs and sinks go before it
- * does (and before the module, which unregisters this on unload).
+ * does (and before the module, which unregisters this on unload), those
+ * an owner's work is tearing down too.
  */
 static void __net_exit ktg_net_pre_exit(struct net *net)
 {
@@ -135,6 +137,7 @@ static void __net_exit ktg_net_pre_exit(struct net *net)
 	WRITE_ONCE(kn->exiting, true);
 	ktg_runs_destroy_all(kn);
 	ktg_sinks_destroy_all(kn);
+	ktg_sinks_wait_dying(kn);
 }
 
 static void __net_exit ktg_net_exit(struct net *net)
@@ -142,7 +145,7 @@ static void __net_exit ktg_net_exit(struct net *net)
 	struct ktg_net *kn = ktg_pernet(net);
 
 	WARN_ON_ONCE(!xa_empty(&kn->sinks) || !xa_empty(&kn->runs) ||
-		     !xa_empty(&kn->owners));
+		     !xa_empty(&kn->owners) || !list_empty(&kn->sinks_dying));
 	xa_destroy(&kn->owners);
 	mutex_destroy(&kn->lock);
 }

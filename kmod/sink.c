@@ -28,13 +28,16 @@
 
 #define KTG_RX_ROUND	SZ_1M		/* bytes per connection per round */
 #define KTG_ACCEPT_ROUND	64	/* connections accepted per pass */
+#define KTG_FIN_WAIT		(2 * HZ)	/* for the peer to ack the sink's FIN */
+#define KTG_SWEEP		(HZ / 10)	/* TCP: deadlines looked at */
 
 /* A TCP connection, served by one worker of its sink. */
 struct ktg_conn {
-	struct list_head	node;
+	struct list_head	node;		/* pending, or its worker's own */
+	struct list_head	ready;		/* on its worker's items (w->lock) */
 	struct ktg_sink		*sink;
 	struct socket		*sock;
-	struct ktg_sock_watch	watch;
+	struct ktg_sock_watch	watch;		/* its wake-ups: ktg_conn_wake() */
 	struct ktg_rx_stats	*rx;		/* the sending run's, same host */
 	struct ktg_hello	hello;
 	u32			hello_len;
@@ -46,7 +49,11 @@ struct ktg_conn {
 	u64			resp_left;	/* response bytes not yet sent */
 	bool			nodelay;	/* set for the responses */
 	bool			refused;	/* its hello asked what may not be */
+	bool			closing;	/* the sink's FIN sent */
+	bool			placed;		/* off the pending list */
 	unsigned long		deadline;	/* jiffies: the whole hello by then */
+	unsigned long		heard;		/* jiffies: data last read */
+	unsigned long		fin_by;		/* jiffies: closing, reset by then */
 };
 
 /* A UDP sender, by its cookie and flow id. */
@@ -357,6 +364,9 @@ static int ktg_conn_read(struct ktg_conn *c, struct ktg_worker *w)
 {
 	int n = ktg_conn_read_data(c, w);
 
+	atomic64_inc(&c->sink->stats.reads);	/* the sink's: ready ones only */
+	if (n > 0)
+		c->heard = jiffies;
 	if (c->refused)
 		return -ECONNREFUSED;
 	if (n >= 0 || n == -ESHUTDOWN) {
@@ -381,17 +391,103 @@ static void ktg_conn_free(struct ktg_conn *c)
 	kfree(c);
 }
 
-/* @reset: refused (its sender learns it at once), or the sink going
- * away (nothing left behind to retransmit a FIN); else an orderly close.
+/*
+ * A connection's wait entry (its socket's wake-ups: data, write space, a
+ * state change) puts it on its worker's ready list, once, and kicks the
+ * worker: a pass reads only the connections that have something, however
+ * many sit idle.
  */
-static void ktg_conn_close(struct ktg_conn *c, bool reset)
+static void ktg_conn_ready(struct ktg_conn *c)
 {
+	struct ktg_worker *w = c->watch.worker;
+	unsigned long flags;
+
+	spin_lock_irqsave(&w->lock, flags);
+	if (list_empty(&c->ready))
+		list_add_tail(&c->ready, &w->items);
+	spin_unlock_irqrestore(&w->lock, flags);
+}
+
+static int ktg_conn_wake(struct wait_queue_entry *entry, unsigned int mode, int sync,
+			 void *key)
+{
+	struct ktg_conn *c = container_of(entry, struct ktg_conn, watch.entry);
+
+	/* softirq context, the wait queue's lock held */
+	ktg_conn_ready(c);
+	ktg_worker_kick(c->watch.worker);
+	return 0;
+}
+
+/* Watched by @w, and ready: what came before the watch wakes nobody. */
+static void ktg_conn_watch(struct ktg_conn *c, struct ktg_worker *w)
+{
+	c->watch.worker = w;
+	c->watch.head = sk_sleep(c->sock->sk);
+	init_waitqueue_func_entry(&c->watch.entry, ktg_conn_wake);
+	add_wait_queue(c->watch.head, &c->watch.entry);
+	ktg_conn_ready(c);
+	ktg_worker_kick(w);
+}
+
+/* No wake-up runs for it after this, and it is on no ready list. */
+static void ktg_conn_unwatch(struct ktg_conn *c)
+{
+	struct ktg_worker *w = c->watch.worker;
+
+	if (!w)
+		return;
 	ktg_sock_unwatch(&c->watch);
-	if (reset)
-		sock_no_linger(c->sock->sk);
-	else
-		kernel_sock_shutdown(c->sock, SHUT_RDWR);
+	spin_lock_bh(&w->lock);
+	list_del_init(&c->ready);
+	spin_unlock_bh(&w->lock);
+}
+
+/* The next connection on a pass's ready list, off it. */
+static struct ktg_conn *ktg_conn_next(struct ktg_worker *w, struct list_head *ready)
+{
+	struct ktg_conn *c;
+
+	spin_lock_bh(&w->lock);
+	c = list_first_entry_or_null(ready, struct ktg_conn, ready);
+	if (c)
+		list_del_init(&c->ready);
+	spin_unlock_bh(&w->lock);
+	return c;
+}
+
+/*
+ * Every connection goes with linger 0: a reset where it is still open
+ * (refused: its sender learns it at once; the sink going away), nothing
+ * where it has ended (ktg_conn_fin()). Since 151c9c724d05 (6.9, 6.1.84,
+ * 5.15.154) tcp_close() stops a kernel socket's timers: an orphan whose
+ * FIN was lost would stay in FIN-WAIT-1, CLOSING or LAST-ACK for ever,
+ * holding its port, an ehash slot and an orphan count.
+ */
+static void ktg_conn_close(struct ktg_conn *c)
+{
+	ktg_conn_unwatch(c);
+	sock_no_linger(c->sock->sk);
 	ktg_conn_free(c);
+}
+
+/*
+ * The peer closed and everything is read: the sink's FIN goes now, and the
+ * connection stays the sink's while the stack retransmits it, until the
+ * peer acked it (the socket closed) or KTG_FIN_WAIT passed: 0 till then,
+ * -ESHUTDOWN after. The FIN also carries the ACK of the peer's (TCP delays
+ * that one for it), which a reset at once would not.
+ */
+static int ktg_conn_fin(struct ktg_conn *c)
+{
+	if (!c->closing) {
+		c->closing = true;
+		c->fin_by = jiffies + KTG_FIN_WAIT;
+		kernel_sock_shutdown(c->sock, SHUT_WR);
+	}
+	if (READ_ONCE(c->sock->sk->sk_state) == TCP_CLOSE || time_after_eq(jiffies, c->fin_by))
+		return -ESHUTDOWN;
+	return 0;
 }
 
 /* A socket closed with a reset (linger 0: no FIN_WAIT, no TIME_WAIT, no
@@ -405,19 +501,24 @@ static void ktg_sock_refuse(struct ktg_sink *sink, struct socket *sock)
 }
 
 /* A connection whose whole hello has not come within idle-ms of its
- * accept: a peer holding the sink's state for nothing.
+ * accept, or that has sent nothing for idle-ms since: a peer holding the
+ * sink's state for nothing.
  */
 static bool ktg_conn_late(const struct ktg_conn *c)
 {
-	return c->hello_len < sizeof(c->hello) && time_after_eq(jiffies, c->deadline);
+	if (c->closing)
+		return false;
+	if (c->hello_len < sizeof(c->hello) && time_after_eq(jiffies, c->deadline))
+		return true;
+	return time_after_eq(jiffies, c->heard + msecs_to_jiffies(c->sink->p.idle_ms));
 }
 
 /* Counted refused here, then reset as a refused hello is. */
 static void ktg_conn_refuse(struct ktg_conn *c)
 {
-	atomic64_inc(&c->sink->stats.refused);
+	KTG_RX_ADD(c->sink, c->rx, refused, 1);
 	c->refused = true;
-	ktg_conn_close(c, true);
+	ktg_conn_close(c);
 }
 
 /*
@@ -470,46 +571,117 @@ static bool ktg_sink_accept(struct ktg_sink *sink)
 		}
 		c->sink = sink;
 		c->sock = newsock;
-		c->deadline = jiffies + msecs_to_jiffies(sink->p.idle_ms);
+		INIT_LIST_HEAD(&c->ready);
+		c->heard = jiffies;
+		c->deadline = c->heard + msecs_to_jiffies(sink->p.idle_ms);
 		if (sink->p.rcvbuf)
 			sock_set_rcvbuf(newsock->sk, sink->p.rcvbuf);
 		atomic_inc(&sink->nconns);
 		atomic64_inc(&sink->stats.conns);
-		ktg_sock_watch(&c->watch, newsock, &sink->workers[0]);
 		list_add_tail(&c->node, &sink->pending);
+		ktg_conn_watch(c, &sink->workers[0]);
 	}
 	return true;
 }
 
-/* Hand accepted connections to their workers once data (or the end) says
- * where they are received; until then worker 0 watches them, and resets
- * those that sent nothing within idle-ms (on a slow kernel the first data
- * may come seconds after the handshake: the default is 30 s).
+/* Whether a woken connection has something for a read: data, its end, an
+ * error, responses that waited for room (tcp-rr), a FIN sent (closing).
+ * A wake-up that came while the last read took what it was for has none.
  */
-static void ktg_sink_place(struct ktg_sink *sink)
+static bool ktg_conn_due(const struct ktg_conn *c)
+{
+	const struct sock *sk = c->sock->sk;
+
+	return !skb_queue_empty_lockless(&sk->sk_receive_queue) ||
+	       (READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) || READ_ONCE(sk->sk_err) ||
+	       c->resp_left || c->closing;
+}
+
+/* A pending connection woken: handed to its worker once data (or the
+ * end) says where it is received; until then worker 0 watches it. It
+ * goes on that worker's ready list, off the pending one.
+ */
+static void ktg_sink_place(struct ktg_sink *sink, struct ktg_conn *c)
+{
+	struct sock *sk = c->sock->sk;
+
+	if (!ktg_conn_due(c))
+		return;
+	list_del_init(&c->node);
+	c->placed = true;
+	ktg_conn_unwatch(c);
+	ktg_conn_watch(c, ktg_sink_pick(sink, sk));
+}
+
+/* A connection on @w's ready list: true while it has more to do (it is
+ * ready again then). A placed one becomes @w's own (@conns).
+ */
+static bool ktg_conn_serve(struct ktg_conn *c, struct ktg_worker *w,
+			   struct list_head *conns)
+{
+	int n;
+
+	if (!c->placed) {
+		ktg_sink_place(c->sink, c);
+		return false;
+	}
+	if (list_empty(&c->node))
+		list_add_tail(&c->node, conns);
+	if (!ktg_conn_due(c))
+		return false;
+	n = c->closing ? -ESHUTDOWN : ktg_conn_read(c, w);
+	if (n == -ESHUTDOWN)
+		n = ktg_conn_fin(c);
+	if (n < 0) {
+		list_del(&c->node);
+		ktg_conn_close(c);
+		return false;
+	}
+	if (n > 0)
+		ktg_conn_ready(c);
+	return n > 0;
+}
+
+/*
+ * What no wake-up tells, looked at every KTG_SWEEP at most: a connection
+ * late with its hello or silent for idle-ms after it (reset and counted
+ * refused: from a remote peer, max-conns idle connections would otherwise
+ * hold the sink's slots for ever), a FIN the peer has not acked in time.
+ */
+static void ktg_conns_sweep(struct list_head *conns)
 {
 	struct ktg_conn *c, *tmp;
-	struct ktg_worker *w;
 
-	list_for_each_entry_safe(c, tmp, &sink->pending, node) {
-		struct sock *sk = c->sock->sk;
-
-		if (skb_queue_empty_lockless(&sk->sk_receive_queue) &&
-		    !(READ_ONCE(sk->sk_shutdown) & RCV_SHUTDOWN) && !READ_ONCE(sk->sk_err)) {
-			if (ktg_conn_late(c)) {
-				list_del(&c->node);
-				ktg_conn_refuse(c);
-			}
-			continue;
+	list_for_each_entry_safe(c, tmp, conns, node) {
+		if (c->closing && ktg_conn_fin(c) < 0) {
+			list_del(&c->node);
+			ktg_conn_close(c);
+		} else if (ktg_conn_late(c)) {
+			list_del(&c->node);
+			ktg_conn_refuse(c);
 		}
+	}
+}
+
+/* The sink goes: what @w still holds, or was handed, is reset. */
+static void ktg_conns_close_all(struct ktg_worker *w, struct list_head *conns)
+{
+	struct ktg_sink *sink = w->owner;
+	struct ktg_conn *c, *tmp;
+	LIST_HEAD(ready);
+
+	spin_lock_bh(&w->lock);
+	list_splice_tail_init(&w->items, &ready);
+	spin_unlock_bh(&w->lock);
+	while ((c = ktg_conn_next(w, &ready)))
+		if (list_empty(&c->node))
+			list_add_tail(&c->node, conns);
+	if (w == &sink->workers[0])
+		list_splice_tail_init(&sink->pending, conns);
+	list_for_each_entry_safe(c, tmp, conns, node) {
 		list_del(&c->node);
-		w = ktg_sink_pick(sink, sk);
-		ktg_sock_unwatch(&c->watch);
-		ktg_sock_watch(&c->watch, c->sock, w);
-		spin_lock_bh(&w->lock);
-		list_add_tail(&c->node, &w->items);
-		spin_unlock_bh(&w->lock);
-		ktg_worker_kick(w);
+		ktg_conn_close(c);
+		cond_resched();
 	}
 }
 
@@ -517,46 +689,31 @@ static int ktg_sink_tcp_worker(void *arg)
 {
 	struct ktg_worker *w = arg;
 	struct ktg_sink *sink = w->owner;
-	struct ktg_conn *c, *tmp;
+	bool first = w == &sink->workers[0];
+	unsigned long sweep = jiffies;
 	LIST_HEAD(conns);	/* this worker's own: no lock */
+	LIST_HEAD(ready);	/* a pass's, under w->lock */
+	struct ktg_conn *c;
 	bool busy;
 
 	while (!kthread_should_stop()) {
-		busy = false;
-		if (w == &sink->workers[0]) {
-			busy = ktg_sink_accept(sink);
-			ktg_sink_place(sink);
-		}
+		busy = first && ktg_sink_accept(sink);
 		spin_lock_bh(&w->lock);
-		list_splice_tail_init(&w->items, &conns);
+		list_splice_tail_init(&w->items, &ready);
 		spin_unlock_bh(&w->lock);
-		list_for_each_entry_safe(c, tmp, &conns, node) {
-			int n = ktg_conn_read(c, w);
-
-			if (n < 0) {
-				list_del(&c->node);
-				ktg_conn_close(c, c->refused);
-			} else if (ktg_conn_late(c)) {
-				list_del(&c->node);
-				ktg_conn_refuse(c);
-			} else if (n > 0) {
-				busy = true;
-			}
+		while ((c = ktg_conn_next(w, &ready))) {
+			busy |= ktg_conn_serve(c, w, &conns);
 			cond_resched();
 		}
-		ktg_worker_idle(w, busy, HZ / 10);
+		if (time_after_eq(jiffies, sweep)) {
+			ktg_conns_sweep(&conns);
+			if (first)
+				ktg_conns_sweep(&sink->pending);
+			sweep = jiffies + KTG_SWEEP;
+		}
+		ktg_worker_idle(w, busy, KTG_SWEEP);
 	}
-	if (w == &sink->workers[0])
-		list_splice_tail_init(&sink->pending, &conns);
-	spin_lock_bh(&w->lock);
-	list_splice_tail_init(&w->items, &conns);
-	spin_unlock_bh(&w->lock);
-	/* the sink goes: what it still holds is reset */
-	list_for_each_entry_safe(c, tmp, &conns, node) {
-		list_del(&c->node);
-		ktg_conn_close(c, true);
-		cond_resched();
-	}
+	ktg_conns_close_all(w, &conns);
 	return 0;
 }
 
@@ -1024,7 +1181,12 @@ static int ktg_sink_sockopts(struct ktg_sink *sink, bool wild6, int v6only,
 			return err;
 		}
 	}
-	sock_set_reuseaddr(sink->sock->sk);
+	/* TCP: a restart binds past its old connections' TIME-WAIT. Not
+	 * UDP, where any local socket with SO_REUSEADDR could bind the same
+	 * address and port and take the sink's datagrams.
+	 */
+	if (p->proto == KTGEN_PROTO_TCP)
+		sock_set_reuseaddr(sink->sock->sk);
 	if (p->rcvbuf)
 		sock_set_rcvbuf(sink->sock->sk, p->rcvbuf);
 	if (p->gro) {
@@ -1095,6 +1257,8 @@ static void ktg_sink_shutdown(struct ktg_sink *sink)
 	if (sink->sock) {
 		ktg_sock_unwatch(&sink->watch);
 		kernel_sock_shutdown(sink->sock, SHUT_RDWR);
+		/* a listener's queued children are reset, and it leaves nothing */
+		sock_no_linger(sink->sock->sk);
 		ktg_sock_release(sink->sock);
 		sink->sock = NULL;
 	}
@@ -1125,7 +1289,9 @@ void ktg_sink_put(struct ktg_sink *sink)
 }
 
 /* Its owner's socket closed: the sink goes, unless a delete took it out
- * of its table first (and then cancels this work or waits for it).
+ * of its table first (and then cancels this work or waits for it). Out of
+ * its table, it is on the namespace's dying list until its sockets are
+ * released: the namespace's pre_exit (and so rmmod) waits for that.
  */
 static void ktg_sink_owner_work(struct work_struct *work)
 {
@@ -1135,11 +1301,16 @@ static void ktg_sink_owner_work(struct work_struct *work)
 
 	mutex_lock(&kn->lock);
 	listed = xa_load(&kn->sinks, sink->id) == sink;
-	if (listed)
+	if (listed) {
 		ktg_net_unreserve(kn, false, sink->id);
+		list_add_tail(&sink->node, &kn->sinks_dying);
+	}
 	mutex_unlock(&kn->lock);
 	if (listed) {
 		ktg_sink_shutdown(sink);
+		mutex_lock(&kn->lock);
+		list_del(&sink->node);
+		mutex_unlock(&kn->lock);
 		ktg_sink_put(sink);	/* the table's */
 	}
 	ktg_sink_put(sink);		/* the work's */
@@ -1429,6 +1600,26 @@ void ktg_sinks_destroy_all(struct ktg_net *kn)
 	list_for_each_entry_safe(sink, tmp, &dead, node) {
 		ktg_sink_destroy(sink);
 		cond_resched();
+	}
+}
+
+/* The namespace goes: the owner works still tearing a sink down are done
+ * before its state (and the net its sockets are in) can be freed.
+ */
+void ktg_sinks_wait_dying(struct ktg_net *kn)
+{
+	struct ktg_sink *sink;
+
+	for (;;) {
+		mutex_lock(&kn->lock);
+		sink = list_first_entry_or_null(&kn->sinks_dying, struct ktg_sink, node);
+		if (sink)
+			refcount_inc(&sink->ref);
+		mutex_unlock(&kn->lock);
+		if (!sink)
+			return;
+		flush_work(&sink->owner_work);
+		ktg_sink_put(sink);
 	}
 }
 

@@ -24,7 +24,7 @@ struct ktg_rx_stats {
 	atomic64_t	dup;
 	atomic64_t	bad_headers;
 	atomic64_t	responses;	/* tcp-rr, udp-rr */
-	atomic64_t	reads;		/* UDP sinks: datagram reads */
+	atomic64_t	reads;		/* UDP: datagram reads; TCP sinks: conn reads */
 	atomic64_t	refused;	/* requests, connections, flows not served */
 	atomic64_t	csum_errors;	/* UDP: bad checksums, dropped */
 	atomic_t	closed;		/* senders that finished (same host) */

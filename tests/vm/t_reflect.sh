@@ -213,3 +213,42 @@ t_reflect_runs()
 	rm -f "$docs"
 }
 case_add reflect_runs t_reflect_runs 120
+
+# udp_bind_as_nobody ADDR PORT: nobody binds a UDP socket with SO_REUSEADDR
+# to ADDR:PORT; "bound" or the errno's name on stdout.
+udp_bind_as_nobody()
+{
+	setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 -c '
+import errno, socket, sys
+s = socket.socket(socket.AF_INET6 if ":" in sys.argv[1] else socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try:
+    s.bind((sys.argv[1], int(sys.argv[2])))
+    print("bound")
+except OSError as e:
+    print(errno.errorcode[e.errno])' "$1" "$2"
+}
+
+# A UDP sink's port is its own: an unprivileged socket with SO_REUSEADDR
+# cannot bind the sink's address and port (nor the wildcard sink's port on
+# an exact address, which would win its datagrams). Before, the sink set
+# SO_REUSEADDR as TCP sinks do, and such a socket bound next to it and took
+# the datagrams sent to it. A TCP sink's port takes no UDP socket anyway:
+# nothing to check there.
+t_reflect_udp_port()
+{
+	local out
+
+	load_module
+	$KTGEN sink add udp local 127.0.0.1 port 6440 rx discard rr >/dev/null
+	$KTGEN sink add udp port 6441 rx discard rr >/dev/null
+	for a in 127.0.0.1:6440 127.0.0.1:6441 ::1:6441 0.0.0.0:6441; do
+		out=$(udp_bind_as_nobody "${a%:*}" "${a##*:}")
+		log "nobody binds $a with SO_REUSEADDR: $out"
+		[ "$out" = EADDRINUSE ] || fail "nobody's SO_REUSEADDR socket on a sink's $a: $out"
+	done
+	# the sinks still serve
+	out=$(reflect_py udp "$(span 1)" 6440:100:100:0 6441:100:100:0)
+	[ "$out" = "bytes 200 replies 0:100 1:100" ] || fail "the sinks after the binds: $out"
+}
+case_add reflect_udp_port t_reflect_udp_port 60
