@@ -463,8 +463,7 @@ time.sleep(600)
 # module's, was freed while the work still released sockets in it (a
 # use-after-free KASAN reports on the debug kernel; silent on a stock
 # one). Each round: no report (run.sh reads the log), no thread left,
-# nothing charged. (nodebug only because the debug lane's turns are full:
-# it is the debug kernel's KASAN that sees the old bug.)
+# nothing charged. It is the debug kernel's KASAN that sees the old bug.
 t_life_rx_user_race()
 {
 	local i ns pid hold out=/tmp/ktg-race.$$ n=200
@@ -503,7 +502,7 @@ t_life_rx_user_race()
 	done
 	rm -f "$out"
 }
-case_add life_rx_user_race t_life_rx_user_race 240 nodebug
+case_add life_rx_user_race t_life_rx_user_race 240
 
 # Whether the first kthread named $1 (a pgrep pattern) waits on a
 # userfaultfd; its wait channel on stdout.
