@@ -297,7 +297,7 @@ static void ktg_run_hist(struct ktg_run *run, struct ktg_hist *h, u64 *timeouts,
  * the one reader and writer of hist_prev): the latencies since the last
  * interval, and now the next one's start. ktg_run_reply_free() after.
  */
-static int ktg_run_prepare(struct ktg_run *run, struct ktg_run_reply *r, bool interval)
+static int ktg_run_reply_prepare(struct ktg_run *run, struct ktg_run_reply *r, bool interval)
 {
 	struct ktg_hist *prev = interval ? run->hist_prev : NULL;
 
@@ -334,7 +334,7 @@ static void ktg_run_reply_free(struct ktg_run_reply *r)
 	kvfree(r->prev);
 }
 
-/* The latency nest: the run's, or an interval's (ktg_run_prepare()). */
+/* The latency nest: the run's, or an interval's (ktg_run_reply_prepare()). */
 static int ktg_run_fill_latency(struct sk_buff *msg, struct ktg_run *run,
 				const struct ktg_run_reply *r)
 {
@@ -417,6 +417,16 @@ static int ktg_run_fill_window(struct sk_buff *msg, struct ktg_run *run,
 	return 0;
 }
 
+/* How long a run has run by @end: 0 while it is published but not yet
+ * started (RUN_NEW between its listing and its workers' start).
+ */
+static u64 ktg_run_duration_ns(const struct ktg_run *run, ktime_t end)
+{
+	ktime_t start = READ_ONCE(run->start);
+
+	return start ? ktime_to_ns(ktime_sub(end, start)) : 0;
+}
+
 /* Everything about a run: do, dump and the run-done notification. */
 static int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run, const struct ktg_run_reply *r)
 {
@@ -451,7 +461,7 @@ static int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run, const struct k
 	    (r->error && (nla_put_u32(msg, KTGEN_A_RUN_ERROR, -r->error) ||
 			  nla_put_u32(msg, KTGEN_A_RUN_ERROR_FLOW, r->error_flow))) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_RUN_DURATION_NS,
-			      ktime_to_ns(ktime_sub(r->end, run->start)), 0) ||
+			      ktg_run_duration_ns(run, r->end), 0) ||
 	    nla_put_u32(msg, KTGEN_A_RUN_SPLICE, ktg_run_splice(run)) ||
 	    ktg_run_fill_tx(msg, run, r) ||
 	    (atomic64_read(&run->rx->conns) &&
@@ -503,7 +513,7 @@ static int ktg_run_fill_interval(struct sk_buff *msg, struct ktg_run *run,
 	    nla_put_u32(msg, KTGEN_A_RUN_STATE, ktg_run_state_uapi(r->state)) ||
 	    nla_put_u32(msg, KTGEN_A_RUN_INTERVAL, run->intervals) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_RUN_DURATION_NS,
-			      ktime_to_ns(ktime_sub(ktime_get(), run->start)), 0) ||
+			      ktg_run_duration_ns(run, ktime_get()), 0) ||
 	    ktg_run_fill_tx(msg, run, r) ||
 	    (atomic64_read(&run->rx->conns) &&
 	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, U64_MAX)) ||
@@ -617,6 +627,17 @@ static int ktg_nl_set_config_doit(struct sk_buff *skb, struct genl_info *info)
 }
 
 /* --- encodings shared by sinks and runs --- */
+
+/* The last online CPU below KTG_CPUS_MAX: on a host with more CPUs, a
+ * sink's default is still one its replies can name.
+ */
+static unsigned int ktg_sink_default_cpu(void)
+{
+	unsigned int n = min_t(unsigned int, nr_cpu_ids, KTG_CPUS_MAX);
+	unsigned int cpu = find_last_bit(cpumask_bits(cpu_online_mask), n);
+
+	return cpu < n ? cpu : cpumask_first(cpu_online_mask);
+}
 
 /* A CPU bitmap, bit N of byte N/8 for CPU N; absent: @def. Every CPU named
  * must be online.
@@ -853,11 +874,12 @@ static int ktg_nl_sink_cpus(struct genl_info *info, struct ktg_sink_params *p)
 		NL_SET_ERR_MSG(info->extack, "no memory for the sink");
 		return -ENOMEM;
 	}
-	/* Default: the last online CPU, away from senders that default to
-	 * the first (on loopback their softirqs run there).
+	/* Default: the last online CPU a CPU list can name, away from
+	 * senders that default to the first (on loopback their softirqs run
+	 * there).
 	 */
 	err = ktg_cpus_parse(tb[KTGEN_A_SINK_CPUS], p->cpus,
-			     cpumask_of(cpumask_last(cpu_online_mask)), info->extack);
+			     cpumask_of(ktg_sink_default_cpu()), info->extack);
 	if (err)
 		goto err_free_cpus;
 	err = ktg_nl_user_mem(info, KTGEN_A_SINK_USER_BUF,
@@ -1004,7 +1026,7 @@ static int ktg_nl_run_send(struct sk_buff *msg, struct ktg_run *run, u32 portid,
 	void *hdr;
 	int err;
 
-	err = ktg_run_prepare(run, &r, false);
+	err = ktg_run_reply_prepare(run, &r, false);
 	if (err)
 		return err;
 	hdr = genlmsg_put(msg, portid, seq, &ktg_nl_family, flags, cmd);
@@ -1057,7 +1079,7 @@ void ktg_nl_notify_run_interval(struct ktg_run *run)
 	struct sk_buff *msg;
 	void *hdr;
 
-	if (ktg_run_prepare(run, &r, true))
+	if (ktg_run_reply_prepare(run, &r, true))
 		goto lost;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)

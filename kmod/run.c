@@ -420,7 +420,8 @@ void ktg_run_start(struct ktg_run *run)
 			atomic_inc(&run->sending);
 	if (!run->p.warmup_ms)
 		ktg_cpu_acct_start(&run->cpu);
-	run->start = ktime_get();
+	/* readers of a run published and not yet started see a start of 0 */
+	WRITE_ONCE(run->start, ktime_get());
 	run->deadline = run->p.time_ms ?
 		ktime_add_ms(run->start, run->p.warmup_ms + run->p.time_ms) : KTIME_MAX;
 	if (run->p.warmup_ms)

@@ -109,8 +109,10 @@ void ktg_worker_unstick(struct ktg_worker *w, unsigned long grace)
  * flags) or a destination (a receive). Marked as in user memory for as
  * long as it takes: a fault there may never be served (a userfaultfd
  * nobody reads, FUSE behind the mapping), and only a signal ends its wait
- * (ktg_worker_unstick()). A path that copied without the mark could never
- * be interrupted, and a run or sink stuck in it never end.
+ * (ktg_worker_unstick()). A run's path that copied without the mark could
+ * never be interrupted, and the run never end. (A sink is interrupted at
+ * its stop whether marked or not; its read-back of a UDP header with
+ * copy_from_user() needs no mark.)
  */
 int ktg_worker_user_msg(struct ktg_worker *w, struct socket *sock, struct msghdr *msg)
 {

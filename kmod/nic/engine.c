@@ -77,8 +77,10 @@ static bool ktg_nic_dma_frame(struct ktg_nic *nic, struct ktg_nic *pn,
 	bool nocache;
 	void *va;
 
-	/* rx_ready and the peer's queue count change only while this engine
-	 * is parked; acquire pairs with the peer's release when it came up.
+	/* rx_ready changes only while this engine is parked; the peer's
+	 * queue count changes while it is parked or while rx_ready is false
+	 * (a reconfigure of a device that is down). Acquire pairs with the
+	 * peer's release when it came up.
 	 */
 	if (!smp_load_acquire(&pn->rx_ready) || len > KTG_NIC_BUF_LEN)
 		return false;
