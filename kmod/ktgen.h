@@ -47,6 +47,7 @@ struct ktg_net {
 	struct xarray		runs;
 	struct xarray		owners;		/* portid -> what it owns (xa value) */
 	struct list_head	sinks_dying;	/* out of sinks, torn down by owner works */
+	spinlock_t		dying_lock;	/* sinks_dying (an unlock touches nothing after) */
 	u32			next_sink_id;	/* the cyclic allocations' cursors */
 	u32			next_run_id;
 	u32			nsinks;		/* published and reserved */

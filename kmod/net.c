@@ -26,6 +26,7 @@ static int __net_init ktg_net_init(struct net *net)
 	xa_init_flags(&kn->runs, XA_FLAGS_ALLOC1);
 	xa_init(&kn->owners);
 	INIT_LIST_HEAD(&kn->sinks_dying);
+	spin_lock_init(&kn->dying_lock);
 	return 0;
 }
 

@@ -419,13 +419,35 @@ static int ktg_conn_wake(struct wait_queue_entry *entry, unsigned int mode, int 
 	return 0;
 }
 
-/* Watched by @w, and ready: what came before the watch wakes nobody. */
-static void ktg_conn_watch(struct ktg_conn *c, struct ktg_worker *w)
+/* Its wake-ups go to its worker's ready list from now on. */
+static void ktg_conn_arm(struct ktg_conn *c)
 {
-	c->watch.worker = w;
 	c->watch.head = sk_sleep(c->sock->sk);
 	init_waitqueue_func_entry(&c->watch.entry, ktg_conn_wake);
 	add_wait_queue(c->watch.head, &c->watch.entry);
+}
+
+/* Watched by @w (the caller), and ready: what came before the watch
+ * wakes nobody.
+ */
+static void ktg_conn_watch(struct ktg_conn *c, struct ktg_worker *w)
+{
+	c->watch.worker = w;
+	ktg_conn_arm(c);
+	ktg_conn_ready(c);
+	ktg_worker_kick(w);
+}
+
+/*
+ * Handed to @w, another worker: on its ready list, unarmed, and not
+ * touched again here, since @w may serve and free it at once; @w arms it
+ * before it looks at it (ktg_conn_serve()), so what comes before is seen
+ * and what comes after wakes it.
+ */
+static void ktg_conn_hand(struct ktg_conn *c, struct ktg_worker *w)
+{
+	c->watch.worker = w;
+	c->watch.head = NULL;
 	ktg_conn_ready(c);
 	ktg_worker_kick(w);
 }
@@ -506,10 +528,16 @@ static void ktg_sock_refuse(struct ktg_sink *sink, struct socket *sock)
  */
 static bool ktg_conn_late(const struct ktg_conn *c)
 {
+	const struct sock *sk = c->sock->sk;
+
 	if (c->closing)
 		return false;
 	if (c->hello_len < sizeof(c->hello) && time_after_eq(jiffies, c->deadline))
 		return true;
+	/* not idle while it is answered or has data unread or unacked */
+	if (c->resp_left || !skb_queue_empty_lockless(&sk->sk_receive_queue) ||
+	    READ_ONCE(sk->sk_wmem_queued))
+		return false;
 	return time_after_eq(jiffies, c->heard + msecs_to_jiffies(c->sink->p.idle_ms));
 }
 
@@ -610,7 +638,7 @@ static void ktg_sink_place(struct ktg_sink *sink, struct ktg_conn *c)
 	list_del_init(&c->node);
 	c->placed = true;
 	ktg_conn_unwatch(c);
-	ktg_conn_watch(c, ktg_sink_pick(sink, sk));
+	ktg_conn_hand(c, ktg_sink_pick(sink, sk));
 }
 
 /* A connection on @w's ready list: true while it has more to do (it is
@@ -627,6 +655,8 @@ static bool ktg_conn_serve(struct ktg_conn *c, struct ktg_worker *w,
 	}
 	if (list_empty(&c->node))
 		list_add_tail(&c->node, conns);
+	if (!c->watch.head)
+		ktg_conn_arm(c);	/* handed over (ktg_conn_hand()) */
 	if (!ktg_conn_due(c))
 		return false;
 	n = c->closing ? -ESHUTDOWN : ktg_conn_read(c, w);
@@ -660,6 +690,7 @@ static void ktg_conns_sweep(struct list_head *conns)
 			list_del(&c->node);
 			ktg_conn_refuse(c);
 		}
+		cond_resched();
 	}
 }
 
@@ -1303,14 +1334,19 @@ static void ktg_sink_owner_work(struct work_struct *work)
 	listed = xa_load(&kn->sinks, sink->id) == sink;
 	if (listed) {
 		ktg_net_unreserve(kn, false, sink->id);
+		spin_lock(&kn->dying_lock);
 		list_add_tail(&sink->node, &kn->sinks_dying);
+		spin_unlock(&kn->dying_lock);
 	}
 	mutex_unlock(&kn->lock);
 	if (listed) {
 		ktg_sink_shutdown(sink);
-		mutex_lock(&kn->lock);
+		/* The last touch of @kn: pre_exit may free it as soon as the
+		 * list is empty (a mutex's unlock could still touch it then).
+		 */
+		spin_lock(&kn->dying_lock);
 		list_del(&sink->node);
-		mutex_unlock(&kn->lock);
+		spin_unlock(&kn->dying_lock);
 		ktg_sink_put(sink);	/* the table's */
 	}
 	ktg_sink_put(sink);		/* the work's */
@@ -1611,11 +1647,11 @@ void ktg_sinks_wait_dying(struct ktg_net *kn)
 	struct ktg_sink *sink;
 
 	for (;;) {
-		mutex_lock(&kn->lock);
+		spin_lock(&kn->dying_lock);
 		sink = list_first_entry_or_null(&kn->sinks_dying, struct ktg_sink, node);
 		if (sink)
 			refcount_inc(&sink->ref);
-		mutex_unlock(&kn->lock);
+		spin_unlock(&kn->dying_lock);
 		if (!sink)
 			return;
 		flush_work(&sink->owner_work);
