@@ -427,22 +427,11 @@ static void ktg_conn_arm(struct ktg_conn *c)
 	add_wait_queue(c->watch.head, &c->watch.entry);
 }
 
-/* Watched by @w (the caller), and ready: what came before the watch
- * wakes nobody.
- */
-static void ktg_conn_watch(struct ktg_conn *c, struct ktg_worker *w)
-{
-	c->watch.worker = w;
-	ktg_conn_arm(c);
-	ktg_conn_ready(c);
-	ktg_worker_kick(w);
-}
-
 /*
- * Handed to @w, another worker: on its ready list, unarmed, and not
- * touched again here, since @w may serve and free it at once; @w arms it
- * before it looks at it (ktg_conn_serve()), so what comes before is seen
- * and what comes after wakes it.
+ * Handed to @w (worker 0 at accept, then the worker it is placed on): on
+ * its ready list, unarmed, and not touched again here, since @w may serve
+ * and free it at once; @w arms it before it looks at it (ktg_conn_serve()),
+ * so what comes before is seen and what comes after wakes it.
  */
 static void ktg_conn_hand(struct ktg_conn *c, struct ktg_worker *w)
 {
@@ -607,7 +596,7 @@ static bool ktg_sink_accept(struct ktg_sink *sink)
 		atomic_inc(&sink->nconns);
 		atomic64_inc(&sink->stats.conns);
 		list_add_tail(&c->node, &sink->pending);
-		ktg_conn_watch(c, &sink->workers[0]);
+		ktg_conn_hand(c, &sink->workers[0]);
 	}
 	return true;
 }
@@ -649,14 +638,14 @@ static bool ktg_conn_serve(struct ktg_conn *c, struct ktg_worker *w,
 {
 	int n;
 
+	if (!c->watch.head)
+		ktg_conn_arm(c);	/* handed over (ktg_conn_hand()) */
 	if (!c->placed) {
 		ktg_sink_place(c->sink, c);
 		return false;
 	}
 	if (list_empty(&c->node))
 		list_add_tail(&c->node, conns);
-	if (!c->watch.head)
-		ktg_conn_arm(c);	/* handed over (ktg_conn_hand()) */
 	if (!ktg_conn_due(c))
 		return false;
 	n = c->closing ? -ESHUTDOWN : ktg_conn_read(c, w);
