@@ -30,7 +30,8 @@ stub check-uapi.sh 'echo 1..1; echo ok 1 uapi_stub'
 stub check-compat.sh 'echo 1..1; echo "ok 1 compat_stub $*"'
 stub build-uml-kernel.sh 'echo /nonexistent'
 stub uml-run.sh 'exit 1'
-stub build-debug-kernel.sh '[ "${STUB_DEBUG_BUILD_SECS:-0}" = 0 ] || echo "build-debug-kernel: building" >&2
+stub build-debug-kernel.sh 'sleep "${STUB_DEBUG_FETCH_SECS:-0}"
+[ "${STUB_DEBUG_BUILD_SECS:-0}" = 0 ] || echo "build-debug-kernel: building" >&2
 sleep "${STUB_DEBUG_BUILD_SECS:-0}"; echo /stub/kernel.env'
 # A lane: its name and what it was given, logged; the debug lane cuts
 # STUB_CUT (run.sh's debt line and file) and checks what it was owed.
@@ -51,6 +52,10 @@ bookworm-debug)
 esac
 echo 1..1
 cat "$out/ktap"
+if [ "$1" = "${STUB_FAIL_LANE:-}" ]; then
+	echo "not ok 9 ${1}_stub"
+	exit 1
+fi
 echo "ok 9 ${1}_stub"
 '
 
@@ -75,7 +80,7 @@ run 1
 result first_run_all_smoke "$([ "$(lanes)" = "trixie bullseye sid " ] || echo "lanes: $(lanes)")"
 result first_run_green "$([ "$(cat "$tmp/rc.1")" = 0 ] && tail -n 1 "$tmp/run.1" | grep -qx "[0-9]* passed, 0 failed, [0-9]* skipped" ||
 	tail -n 5 "$tmp/run.1")"
-result compat_digest_kept "$([ -s "$tmp/cache/compat-green" ] || echo "no compat-green after a green run")"
+result compat_digest_kept "$(for l in trixie bullseye sid; do [ -s "$tmp/cache/compat-green-$l" ] || echo "no compat-green-$l after a green run"; done)"
 
 : >"$log"
 run 2 STUB_CUT=rr_crr
@@ -96,6 +101,25 @@ echo "/* changed */" >>"$t/kmod/compat.h"
 : >"$log"
 run 4
 result compat_change_all_smoke "$([ "$(lanes)" = "trixie bullseye sid " ] || echo "lanes: $(lanes)")"
+
+# A smoke lane that failed on this compat layer runs again, beside the
+# turn's own, until it passes; the others keep their turns.
+echo "/* changed again */" >>"$t/kmod/compat.h"
+: >"$log"
+run 6 STUB_FAIL_LANE=bullseye
+result failed_smoke_lane_unrecorded "$([ "$(lanes)" = "trixie bullseye sid " ] &&
+	! cmp -s "$tmp/cache/compat-green-bullseye" "$tmp/cache/compat-green-trixie" ||
+	echo "lanes $(lanes); bullseye recorded after failing")"
+: >"$log"
+run 7
+result failed_smoke_lane_runs_again "$([ "$(lanes)" = "trixie bullseye " ] || echo "turn 12: lanes $(lanes)")"
+
+# A debug kernel still on its way (its source being fetched, nothing said
+# yet of a build) when the stock lane starts: the stock lane runs every
+# case, since the debug lane may come too late for this turn's.
+: >"$log"
+run 8 STUB_DEBUG_FETCH_SECS=15
+result fetching_debug_kernel_stock_runs_all "$(grep -q '^bookworm .*DEFER=$' "$log" || grep '^bookworm ' "$log")"
 
 # The debug kernel 10 min late, 6 min before the hard end: the wait ends
 # at the bound, with a failure, not when the build would have.
