@@ -38,7 +38,7 @@ plan()
 	# the stock lane: all but what it leaves to the debug lane (run.sh's
 	# CASE_DEFER: owed, not smoke, full, final nor core)
 	stock=$(KTGEN_ROTATION=$turn KTGEN_TIME_SCALE=1 KTGEN_DEFER_OWED=1 \
-		bash "$vm/run.sh" --list --deferred | awk '$2 != "deferred" { print $1 }' | cases_cost 2)
+		bash "$vm/run.sh" --list --deferred | awk '$2 == "" { print $1 }' | cases_cost 2)
 	debug=$(echo "$owed" | cases_cost 3)
 	host=$(tier_cost host) lane=$(tier_cost lane) smoke=$(tier_cost smoke)
 	uml=$(tier_cost uml) final=$(tier_cost final)

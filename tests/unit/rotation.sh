@@ -156,6 +156,38 @@ core_deferred=$(KTGEN_ROTATION=0 KTGEN_TIME_SCALE=1 KTGEN_DEFER_OWED=1 bash "$vm
 	done)
 result core_runs_on_stock_too "${core_deferred:+deferred to the debug lane: $core_deferred}"
 
+# The stock lane's own turns (run.sh --list --deferred): a case of the
+# debug lane's slices that the stock lane does not run every time (not
+# smoke, "full" nor core) runs there in exactly one turn of five, never the
+# one the debug lane owes it; every other case runs there in every turn.
+for ((t = 0; t < slices; t++)); do
+	KTGEN_ROTATION=$t KTGEN_TIME_SCALE=1 KTGEN_DEFER_OWED=1 bash "$vm/run.sh" --list --deferred 2>&1 |
+		awk -v t=$t '{ print t, $1, ($2 == "" ? "run" : $2) }'
+done >"$tmp/stock"
+bad=$(for ((t = 0; t < slices; t++)); do sed "s/^/$t /" "$tmp/turn$t"; done |
+	awk -v slices="$slices" -v tags="$(grep -hE '^case_add ' "$vm"/t_*.sh)" '
+	BEGIN {
+		n = split(tags, l, "\n")
+		for (i = 1; i <= n; i++) {
+			split(l[i], f, " ")
+			if (l[i] ~ / (smoke|full|core|final)( |$)/) every[f[2]] = 1
+		}
+	}
+	NR == FNR { if ($3 == "owed") owed[$1, $2] = 1; next }
+	{ seen[$2] = 1; if ($3 == "run") { runs[$2]++; turn[$2] = $1 } }
+	END {
+		for (c in seen) {
+			if (runs[c] == slices) continue
+			if (c in every) print c ": tagged to run every time, on the stock kernel in " runs[c] + 0 " of " slices " turns"
+			else if (runs[c] != 1) print c ": on the stock kernel in " runs[c] + 0 " of " slices " turns"
+			else if ((turn[c], c) in owed) print c ": on both kernels in turn " turn[c]
+		}
+	}' - "$tmp/stock")
+result stock_turn_once_in_five "$bad"
+every=$(awk '$3 == "run" { n[$2]++ } END { for (c in n) if (n[c] == 5) print c }' "$tmp/stock" | sort)
+result stock_runs_the_rest_every_turn "$([ -n "$every" ] && echo "$every" | grep -qx tcp_loopback &&
+	echo "$every" | grep -qx ab_verdicts || echo "every turn: $(echo $every | head -c 300)")"
+
 # The projection: the heaviest turn, with one smoke lane (the rotation's
 # usual run), fits the limit by the costs; at CI's measured slowdown (on
 # its debug lane) it is said.

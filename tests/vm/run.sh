@@ -166,24 +166,36 @@ fi
 # The stock lane of a make check whose debug lane runs too
 # (KTGEN_DEFER_OWED=1, with the same KTGEN_ROTATION) leaves to it the cases
 # of this turn's slice: the same checks under KASAN, lockdep and kmemleak.
-# Not the smoke cases (bookworm's record for check-compat), the "full"
-# ones, whose debug run covers less (reduced matrices), nor the core ones:
-# those run on both kernels in every make check. (--list --deferred: the
-# stock lane's plan, each case with "deferred" or "-".)
-declare -A CASE_DEFER
+# The other slices take turns on this kernel as they do on that one: a
+# slice runs here two turns after the debug lane's (so a case runs
+# on one kernel or the other twice in five make checks, three turns
+# apart), the rest wait for theirs ("rotated"). Every make check runs
+# here the core cases, the smoke ones (bookworm's record for
+# check-compat), the "full" ones (their debug run covers less: reduced
+# matrices) and the ones the debug lane never runs. (--list --deferred:
+# the stock lane's plan, each case with "deferred", "rotated" or "-".)
+declare -A CASE_DEFER CASE_ROTATED CASE_DEBUG_TURN
+stock_turn=$(( (turn + 3) % slices ))
 if [ -n "${KTGEN_DEFER_OWED:-}" ] && [ -z "$budget" ] && [ "$KTGEN_TIME_SCALE" = 1 ]; then
-	while read -r c _ o; do
-		[ "$o" = owed ] && [ -n "${CASE_FN[$c]:-}" ] && [ -z "${CASE_SMOKE[$c]:-}" ] &&
-			[ -z "${CASE_FULL[$c]:-}" ] && [ -z "${CASE_FINAL[$c]:-}" ] &&
-			[ -z "${CASE_CORE[$c]:-}" ] && CASE_DEFER[$c]=1
+	while read -r c _ o k; do
+		[ -n "${CASE_FN[$c]:-}" ] && [[ $k =~ ^[0-9]+$ ]] && [ -z "${CASE_SMOKE[$c]:-}" ] &&
+			[ -z "${CASE_FULL[$c]:-}" ] || continue
+		if [ "$o" = owed ]; then
+			CASE_DEFER[$c]=1
+		elif [ "$k" != $stock_turn ]; then
+			CASE_ROTATED[$c]=1
+			CASE_DEBUG_TURN[$c]=$k
+		fi
 	done <<<"$(KTGEN_DEFER_OWED= KTGEN_DEBT= KTGEN_TIME_SCALE=10 KTGEN_CASE_BUDGET=1 "$0" --list "$filter")"
 fi
 if [ $list = 1 ]; then
 	for c in "${sel[@]}"; do
 		if [ -n "$budget" ]; then
-			echo "$c ${COST[$c]:-60} ${CASE_OWED[$c]:+owed}"
+			o=-
+			[ -n "${CASE_OWED[$c]:-}" ] && o=owed
+			echo "$c ${COST[$c]:-60} $o ${SLICE[$c]:--}"
 		elif [ $deferred = 1 ]; then
-			echo "$c ${CASE_DEFER[$c]:+deferred}"
+			echo "$c ${CASE_DEFER[$c]:+deferred}${CASE_ROTATED[$c]:+rotated}"
 		else
 			echo "$c"
 		fi
@@ -294,6 +306,10 @@ for c in "${sel[@]}"; do
 	n=$((n + 1))
 	if [ -n "${CASE_DEFER[$c]:-}" ]; then
 		out "ok $n $c # SKIP under the debug kernel in this make check (turn $turn)"
+		continue
+	fi
+	if [ -n "${CASE_ROTATED[$c]:-}" ]; then
+		out "ok $n $c # SKIP rotation: under the debug kernel in turn ${CASE_DEBUG_TURN[$c]}, on this one in turn $(( (CASE_DEBUG_TURN[$c] + 2) % slices )) (this is $turn)"
 		continue
 	fi
 	if [ -n "$hard" ]; then
