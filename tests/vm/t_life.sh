@@ -468,14 +468,19 @@ time.sleep(600)
 # namespace's pre_exit did not see it: the namespace's state, or the
 # module's, was freed while the work still released sockets in it (a
 # use-after-free KASAN reports on the debug kernel; silent on a stock
-# one). Each round: no report (run.sh reads the log), no thread left,
-# nothing charged. It is the debug kernel's KASAN that sees the old bug.
+# one). Rounds 3 and 4 hold the work in that window (the test hook
+# test_owner_delay_ms: 3 s between taking the sink out of its table and
+# tearing it down), so that the namespace's exit or rmmod surely comes
+# inside it; rounds 1 and 2 race freely. Each round: no report (run.sh
+# reads the log), no thread left, nothing charged. It is the debug
+# kernel's KASAN that sees the old bug.
 t_life_rx_user_race()
 {
 	local i ns pid hold out=/tmp/ktg-race.$$ n=200
 
 	for i in 1 2 3 4; do
 		load_module
+		[ $i -le 2 ] || echo 3000 >/sys/module/ktgen/parameters/test_owner_delay_ms
 		ns=$(netns_add "race$i")
 		ip netns exec "$ns" $KTGEN sink add tcp port 7040 rx user idle-ms 600000 \
 			>/dev/null &
@@ -504,7 +509,8 @@ t_life_rx_user_race()
 				sed -n 's/.*\"buffer_used\": *\([0-9]*\).*/\1/p')\" = 0 ]" ||
 				fail "round $i: $(buffer_used) bytes left charged"
 		fi
-		log "round $i: $(( i % 2 ? 0 : 1 )) rmmod, sink and namespace gone"
+		module_loaded && echo 0 >/sys/module/ktgen/parameters/test_owner_delay_ms
+		log "round $i: $(( i % 2 ? 0 : 1 )) rmmod$([ $i -le 2 ] || echo ", the owner work held 3 s"), sink and namespace gone"
 	done
 	rm -f "$out"
 }
