@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # vm-run.sh [-k KERNEL_ENV] [-m MEM] [-c CPUS] [-t SECS] [-o OUTDIR] [-i SHIFT]
-#           [-a KERNEL_ARGS] -- CMD...
+#           [-a KERNEL_ARGS] [-n DRIVERS] -- CMD...
 #
 # Boot a Debian kernel under QEMU/TCG with the host's root file system (over
 # 9p, read-only, with a tmpfs overlay so the guest can write anywhere) and
@@ -17,14 +17,21 @@
 # -a KERNEL_ARGS: more of the guest kernel's command line (page_owner=on
 # on the debug kernel, for a page leak kmemleak cannot see).
 #
+# -n DRIVERS: real NIC models, two of each ("igb e1000e virtio"), each
+# pair wired to a hub of its own inside QEMU (nothing leaves it), booted
+# with QEMU 10 from bookworm-backports (scripts/fetch-qemu.sh: bookworm's
+# 7.2 has no igb). The guest finds them in ktgvm.nics=DRIVER:MAC,MAC;...
+# on its command line; tests/vm/lib.sh's nic_pair names their interfaces.
+# virtio-net over a hub has one queue and no tx checksum offload.
+#
 # The console goes to OUTDIR/console.log and stdout. Exit status: CMD's, or
 # 124 on timeout, 125 when the guest died before CMD finished.
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
-kenv= mem=1536 cpus=2 secs=600 out= icount=() kargs=
-while getopts "k:m:c:t:o:i:a:" o; do
+kenv= mem=1536 cpus=2 secs=600 out= icount=() kargs= drivers=
+while getopts "k:m:c:t:o:i:a:n:" o; do
 	case $o in
 	k) kenv=$OPTARG ;;
 	m) mem=$OPTARG ;;
@@ -33,6 +40,7 @@ while getopts "k:m:c:t:o:i:a:" o; do
 	o) out=$OPTARG ;;
 	i) icount=(-icount "shift=$OPTARG,sleep=off") cpus=1 ;;
 	a) kargs=$OPTARG ;;
+	n) drivers=$OPTARG ;;
 	*) exit 2 ;;
 	esac
 done
@@ -99,6 +107,36 @@ fi
 } >"$out/cmd"
 
 console=$out/console.log
+# The NIC pairs: hub N joins the two devices of the Nth driver, at PCI
+# slots N+2 and N+7: an igb's SR-IOV functions take the two slots 16
+# after its own (two igbs a slot apart collide, "function 0 not available
+# for igbvf"; one past slot 15 overflows). MACs 52:54:00:77:0N:01, :02.
+qemu=qemu-system-x86_64 nics=() nicspec=
+if [ -n "$drivers" ]; then
+	qroot=$("$here/fetch-qemu.sh")
+	qemu=$qroot/usr/bin/qemu-system-x86_64
+	export QEMU_MODULE_DIR=$qroot/usr/lib/x86_64-linux-gnu/qemu
+	nics=(-L "$qroot/usr/share/qemu" -L /usr/share/seabios)
+	h=0
+	for d in $drivers; do
+		case $d in
+		igb | e1000e | e1000) dev=$d ;;
+		virtio) dev=virtio-net-pci ;;
+		*) echo "vm-run: no such NIC model: $d (igb, e1000e, e1000, virtio)" >&2; exit 2 ;;
+		esac
+		h=$((h + 1))
+		macs=
+		for e in 1 2; do
+			mac=52:54:00:77:0$h:0$e
+			nics+=(-netdev "hubport,id=n${h}p$e,hubid=$h"
+				-device "$dev,netdev=n${h}p$e,mac=$mac,romfile=,addr=$(printf 0x%x $((h + 2 + (e - 1) * 5)))")
+			macs+=${macs:+,}$mac
+		done
+		nicspec+=${nicspec:+\;}$d:$macs
+	done
+	kargs+=${kargs:+ }ktgvm.nics=$nicspec
+fi
+
 # No 5-level paging (la57=off): while the boot CPU is identified its
 # feature bits are cleared and read again, and a KASAN kernel that takes an
 # interrupt in that window sees LA57 off, its direct map outside the
@@ -106,8 +144,8 @@ console=$out/console.log
 # of ~10 debug boots on a loaded host; the report turns lockdep off for the
 # whole lane). Lab hosts page with 4 levels anyway.
 set +e
-timeout --foreground -k 10 "$secs" qemu-system-x86_64 \
-	-M q35 -cpu max,la57=off -smp "$cpus" -m "$mem" -nic none "${icount[@]}" \
+timeout --foreground -k 10 "$secs" "$qemu" \
+	-M q35 -cpu max,la57=off -smp "$cpus" -m "$mem" -nic none "${icount[@]}" "${nics[@]}" \
 	-nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$VMLINUZ" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 log_buf_len=16M ktgvm.init=$here/vm-guest.sh ktgvm.kver=$KVER${kargs:+ $kargs}" \

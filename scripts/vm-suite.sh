@@ -4,7 +4,8 @@
 # vm-suite.sh [--smoke] LANE [CASE-REGEX]: build ktgen.ko for LANE's kernel
 # (W=1, warning-free) and run the KTAP scenarios of tests/vm in a VM on it.
 # LANE is a Debian suite (bullseye, bookworm, trixie, sid), SUITE-debug
-# for the debug-kernel build of it, SUITE-uml for its User-Mode Linux
+# for the debug-kernel build of it, SUITE-nic for its stock kernel with
+# real NIC models (igb, e1000e, virtio-net: t_driver.sh), SUITE-uml for its User-Mode Linux
 # build (build-uml-kernel.sh, booted by uml-run.sh) and SUITE-uml-debug for
 # that build with the debug options; --smoke runs the subset every kernel
 # lane runs (check-compat). Prints KTAP and a "LANE: N passed, N failed"
@@ -28,7 +29,15 @@ case $lane in
 *-uml-debug) kenv=$("$here/build-uml-kernel.sh" --debug "${lane%-uml-debug}") ;;
 *-debug) kenv=$("$here/build-debug-kernel.sh" "${lane%-debug}") ;;
 *-uml) kenv=$("$here/build-uml-kernel.sh" "${lane%-uml}") ;;
+*-nic) kenv=$("$here/fetch-kernel.sh" "${lane%-nic}") ;;
 *) kenv=$("$here/fetch-kernel.sh" "$lane") ;;
+esac
+# The real-driver lane: the suite's stock kernel with two NICs of each
+# real driver model (vm-run.sh -n, QEMU 10) and the cases tagged "driver"
+# (tests/vm/t_driver.sh). KTGEN_NIC_DRIVERS picks the models.
+drivers=
+case $lane in
+*-nic) drivers=${KTGEN_NIC_DRIVERS:-igb e1000e virtio} ;;
 esac
 # shellcheck disable=SC1090
 . "$kenv"
@@ -59,7 +68,7 @@ scale=1
 budget=${KTGEN_CASE_BUDGET:-}
 # The plan: with a budget, each case's cost and whether this turn of the
 # rotation owes it (run.sh).
-mapfile -t plan < <(KTGEN_SMOKE=$smoke KTGEN_UML=${UML:+1} KTGEN_TIME_SCALE=$scale KTGEN_CASE_BUDGET="$budget" \
+mapfile -t plan < <(KTGEN_SMOKE=$smoke KTGEN_UML=${UML:+1} KTGEN_DRIVERS=$drivers KTGEN_TIME_SCALE=$scale KTGEN_CASE_BUDGET="$budget" \
 	KTGEN_ROTATION="${KTGEN_ROTATION:-0}" KTGEN_DEBT="${KTGEN_DEBT:-}" "$top/tests/vm/run.sh" --list "$filter")
 cases=("${plan[@]%% *}")
 owed=$(printf '%s\n' "${plan[@]}" | awk '$3 == "owed" { n++; s += $2 } END { printf "%d cases, ~%d s", n, s }')
@@ -99,13 +108,14 @@ for attempt in 1 2; do
 		[ $limit -gt $want ] && limit=$want
 		hard=$((limit - 240))
 	fi
-	KTGEN_VM_QUIET=${KTGEN_VM_QUIET-1} "$boot" -k "$kenv" -o "$out" -t $limit -- \
+	KTGEN_VM_QUIET=${KTGEN_VM_QUIET-1} "$boot" -k "$kenv" -o "$out" -t $limit ${drivers:+-n "$drivers"} -- \
 		env KTGEN="$cli" KTGEN_KO="$ko" KTGEN_NLRAW="$top/tests/build/nlraw" \
 		ASAN_OPTIONS="log_path=/tmp/ktgen-san/asan:exitcode=86:detect_leaks=0" \
 		UBSAN_OPTIONS="log_path=/tmp/ktgen-san/ubsan:halt_on_error=1:exitcode=86:print_stacktrace=1" \
 		LSAN_OPTIONS="exitcode=86" \
 		KTGEN_NLFAULT="$top/tests/build/nlfault" KTGEN_NLFUZZ="$top/tests/build/nlfuzz" \
-		KTGEN_TIME_SCALE=$scale KTGEN_SMOKE=$smoke KTGEN_UML=${UML:+1} KTGEN_KTAP=/mnt/out/ktap \
+		KTGEN_TIME_SCALE=$scale KTGEN_SMOKE=$smoke KTGEN_UML=${UML:+1} KTGEN_DRIVERS="$drivers" \
+		KTGEN_KTAP=/mnt/out/ktap \
 		KTGEN_CASE_BUDGET="$budget" KTGEN_CASE_HARD="$hard" KTGEN_ROTATION="${KTGEN_ROTATION:-0}" \
 		KTGEN_DEFER_OWED="${KTGEN_DEFER_OWED:-}" KTGEN_DEBT="${KTGEN_DEBT:-}" \
 		KTGEN_DEBT_OK="${KTGEN_DEBT_OK:-}" KTGEN_DEBT_OUT=/mnt/out/debt \

@@ -42,6 +42,10 @@ case_add()
 
 	[[ $tags == *" nodebug "* ]] && [ "$KTGEN_TIME_SCALE" -gt 1 ] && return 0
 	[[ $tags == *" native "* ]] && [ -z "${KTGEN_UML:-}" ] && return 0
+	# the real-driver lane (KTGEN_DRIVERS: vm-run.sh -n) runs its own
+	# cases, and only those
+	[[ $tags == *" driver "* ]] && [ -z "${KTGEN_DRIVERS:-}" ] && return 0
+	[ -n "${KTGEN_DRIVERS:-}" ] && [[ $tags != *" driver "* ]] && return 0
 	[ -n "${KTGEN_SMOKE:-}" ] && [[ $tags != *" smoke "* ]] && [[ $tags != *" native "* ]] &&
 		return 0
 	CASES+=("$1")
@@ -54,11 +58,11 @@ case_add()
 	return 0
 }
 
-# Matrices cut down to every path once: on slow (debug) kernels and in the
-# smoke subset.
+# Matrices cut down to every path once: on slow (debug) kernels, in the
+# smoke subset and over the real drivers' emulated NICs.
 reduced()
 {
-	[ "$KTGEN_TIME_SCALE" -gt 1 ] || [ -n "${KTGEN_SMOKE:-}" ]
+	[ "$KTGEN_TIME_SCALE" -gt 1 ] || [ -n "${KTGEN_SMOKE:-}" ] || [ -n "${KTGEN_DRIVERS:-}" ]
 }
 
 log()
@@ -364,6 +368,65 @@ netns_add()
 	ip netns add "$NS_PREFIX$1"
 	ip -n "$NS_PREFIX$1" link set lo up
 	echo "$NS_PREFIX$1"
+}
+
+# driver_pair DRIVER: the two NICs of DRIVER this guest was booted with
+# (vm-run.sh -n: QEMU's igb, e1000e or virtio-net, wired to each other on
+# a hub of their own), one in each of two new namespaces $NS_A and $NS_B,
+# named kd0 and kd1, 10.78.0.1 and .2/24, fd78::1 and ::2/64, up with a
+# carrier. A case's namespaces go after it and the devices come back to
+# the initial namespace (driver_pair finds them there by their MAC).
+driver_pair()
+{
+	local drv=$1 spec mod i=0 mac dev ns
+
+	spec=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^ktgvm\.nics=//p' | tr ';' '\n' | grep "^$drv:")
+	[ -n "$spec" ] || skip "no $drv NICs in this guest (vm-run.sh -n)"
+	case $drv in
+	virtio) mod=virtio_net ;;
+	*) mod=$drv ;;
+	esac
+	modprobe "$mod" || fail "modprobe $mod"
+	NS_A=$(netns_add a)
+	NS_B=$(netns_add b)
+	for mac in $(echo "${spec#*:}" | tr ',' ' '); do
+		slowwait "$(scaled 20)" driver_dev "$mac" >/dev/null ||
+			fail "$drv: no device with MAC $mac in the initial namespace"
+		dev=$(driver_dev "$mac")
+		ns=$NS_A
+		[ $i = 1 ] && ns=$NS_B
+		ip link set "$dev" netns "$ns"
+		ip -n "$ns" link set "$dev" name kd$i
+		ip -n "$ns" addr add 10.78.0.$((i + 1))/24 dev kd$i
+		ip -n "$ns" addr add fd78::$((i + 1))/64 dev kd$i nodad
+		ip -n "$ns" link set kd$i up
+		i=$((i + 1))
+	done
+	[ $i = 2 ] || fail "$drv: $i devices, not a pair"
+	slowwait "$(scaled 20)" bash -c "ip -n $NS_A link show kd0 | grep -q LOWER_UP &&
+		ip -n $NS_B link show kd1 | grep -q LOWER_UP" ||
+		fail "$drv: no carrier: $(ip -n "$NS_A" -br link show kd0) $(ip -n "$NS_B" -br link show kd1)"
+	DRV_NAME=$drv
+}
+
+# driver_dev MAC: the initial namespace's interface with that address.
+driver_dev()
+{
+	local d
+
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address" 2>/dev/null)" = "$1" ] && { basename "$d"; return 0; }
+	done
+	return 1
+}
+
+# driver_unpair: the pair's namespaces gone, its devices back in the
+# initial namespace (another driver_pair may follow in the same case).
+driver_unpair()
+{
+	ip netns del "$NS_A"
+	ip netns del "$NS_B"
+	NS_A= NS_B=
 }
 
 DEBUGFS=/sys/kernel/debug

@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The real-driver lane (vm-suite.sh SUITE-nic: vm-run.sh -n, QEMU 10's igb,
+# e1000e and virtio-net, two of each wired together on a hub): traffic
+# leaves one real driver and enters another, each end in a namespace of
+# its own, as the kernel's driver tests run in NIPA. The data path in
+# every tx path and rx mode, request/response, and the knobs the drivers
+# really have, each put back after its run. Cases tagged "driver" run in
+# this lane only, and this lane runs nothing else.
+
+# each driver of the lane's guest in turn: FN DRIVER with its pair up
+each_driver()
+{
+	local d
+
+	for d in $KTGEN_DRIVERS; do
+		driver_pair "$d"
+		"$@" "$d"
+		driver_unpair
+	done
+}
+
+drv_tcp_one()
+{
+	PAIRS_REDUCED=1 tcp_matrix "ip netns exec $NS_A" "ip netns exec $NS_B" 10.78.0.2 fd78::2
+	log "$1: the tcp matrix above crossed $1 both ways of its hub"
+}
+
+# Every tx path against verify, every rx mode against stack, IPv4 and
+# IPv6, TCP: acked == sent == received on each driver.
+t_drv_tcp()
+{
+	load_module
+	each_driver drv_tcp_one
+}
+case_add drv_tcp t_drv_tcp 600 driver
+
+drv_udp_one()
+{
+	udp_matrix "ip netns exec $NS_A" "ip netns exec $NS_B" 10.78.0.2 fd78::2
+	log "$1: the udp matrix above crossed $1"
+}
+
+# UDP the same way: sent == received + lost, exactly, on each driver.
+t_drv_udp()
+{
+	load_module
+	each_driver drv_udp_one
+}
+case_add drv_udp t_drv_udp 600 driver
+
+drv_rr_one()
+{
+	local docs
+
+	docs=$(mktemp)
+	ip netns exec "$NS_B" $KTGEN sink add tcp port 5410 rx copy rr >/dev/null
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5411 rx copy rr >/dev/null
+	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to 10.78.0.2 port 5410 msgs 200 req 1400 resp 1 >>"$docs" ||
+		fail "$1: tcp_rr: exit $?"
+	ip netns exec "$NS_A" $KTGEN -j run tcp_rr to fd78::2 port 5410 msgs 100 req 14000 resp 14000 >>"$docs" ||
+		fail "$1: tcp_rr 14000/14000 over IPv6: exit $?"
+	ip netns exec "$NS_A" $KTGEN -j run tcp_crr to 10.78.0.2 port 5410 msgs 50 req 100 resp 100 >>"$docs" ||
+		fail "$1: tcp_crr: exit $?"
+	json_check_each "d['state'] == 'done' and d['latency']['transactions'] == d['tx']['msgs'] > 0" <"$docs" ||
+		fail "$1: a tcp transaction lost"
+	: >"$docs"
+	ip netns exec "$NS_A" $KTGEN -j run udp_rr to 10.78.0.2 port 5411 msgs 200 req 64 resp 64 >>"$docs" ||
+		fail "$1: udp_rr: exit $?"
+	json_check "d['state'] == 'done' and d['latency']['transactions'] + d['latency'].get('timeouts', 0) == 200 and
+		d['latency']['transactions'] > 0" <"$docs" || fail "$1: udp_rr: $(cat "$docs")"
+	log "$1: tcp_rr 1400/1 and 14000/14000, tcp_crr, udp_rr: every transaction answered"
+	rm -f "$docs"
+}
+
+# Request/response over each driver: every transaction answered once.
+t_drv_rr()
+{
+	load_module
+	each_driver drv_rr_one
+}
+case_add drv_rr t_drv_rr 300 driver
+
+# igb's legacy-rx private flag (copy-style receive instead of build_skb),
+# the knob of recipe 02: set for a run on the receiving igb, which igb
+# applies by resetting the device (igb_reinit_locked: the carrier goes and
+# comes back); the knob waits for the reset, the run's datagrams are all
+# accounted for, and the flag is put back after it.
+t_drv_legacy_rx()
+{
+	local doc
+
+	load_module
+	driver_pair igb
+	ip netns exec "$NS_B" ethtool --show-priv-flags kd1 | grep -q '^legacy-rx *: *off' ||
+		fail "igb: legacy-rx is not off to begin with: $(ip netns exec "$NS_B" ethtool --show-priv-flags kd1)"
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5420 rx verify >/dev/null
+	doc=$(ip netns exec "$NS_A" $KTGEN -j run udp_stream to 10.78.0.2 port 5420 msgs 3000 size 64 \
+		knob "kd1@$NS_B" priv-flag legacy-rx on) || fail "legacy-rx on for a run: exit $?"
+	echo "$doc" | json_check "d['state'] == 'done' and d['tx']['msgs'] > 0 and
+		d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] == d['tx']['msgs'] and
+		d['rx']['verify_errors'] == 0" || fail "legacy-rx run: $doc"
+	echo "$doc" | json_check "[(k['knob'], k.get('name'), k['before'], k['after'], k['reset'])
+		for k in d['knobs']] == [('priv-flag', 'legacy-rx', 'off', 'on', True)]" ||
+		fail "legacy-rx: the knob's record: $(echo "$doc" | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin).get("knobs"))')"
+	ip netns exec "$NS_B" ethtool --show-priv-flags kd1 | grep -q '^legacy-rx *: *off' ||
+		fail "igb: legacy-rx not put back"
+	ip -n "$NS_B" link show kd1 | grep -q LOWER_UP || fail "igb: no carrier after the knob was put back"
+	log "igb legacy-rx on for a run: the device reset, every datagram accounted for, the flag put back"
+}
+case_add drv_legacy_rx t_drv_legacy_rx 180 driver
