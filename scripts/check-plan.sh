@@ -6,7 +6,7 @@
 # tests/vm/costs): the stock lane's cases less those it leaves to the debug
 # lane in TURN, the smoke lanes named (default: all three), the debug
 # lane's owed cases (core, final, TURN's slice, and KTGEN_DEBT's), the
-# native lane. Prints one "TIER SECS" line per tier, then "total SECS" and
+# real-driver lane (one driver), the native lane. Prints one "TIER SECS" line per tier, then "total SECS" and
 # "ci SECS" (the total with CI's slowdown measured on the debug lane).
 # check-plan.sh --heaviest: the heaviest turn with one smoke lane and with
 # all three, one line each: "heaviest TURN LANES total ci".
@@ -31,7 +31,7 @@ cases_cost()
 
 plan()
 {
-	local turn=$1 lanes=$2 owed stock host lane smoke uml final debug total l
+	local turn=$1 lanes=$2 owed stock host lane smoke uml final debug nic total l
 
 	owed=$(KTGEN_ROTATION=$turn KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 KTGEN_SPEED=1 \
 		bash "$vm/run.sh" --list | awk '$3 == "owed" { print $1 }')
@@ -41,7 +41,7 @@ plan()
 		bash "$vm/run.sh" --list --deferred | awk '$2 == "" { print $1 }' | cases_cost 2)
 	debug=$(echo "$owed" | cases_cost 3)
 	host=$(tier_cost host) lane=$(tier_cost lane) smoke=$(tier_cost smoke)
-	uml=$(tier_cost uml) final=$(tier_cost final)
+	uml=$(tier_cost uml) final=$(tier_cost final) nic=$(tier_cost nic)
 	echo "host $host"
 	echo "vm $((lane + stock))"
 	total=$((host + lane + stock))
@@ -49,6 +49,8 @@ plan()
 		echo "$l $smoke"
 		total=$((total + smoke))
 	done
+	echo "nic $nic"
+	total=$((total + nic))
 	echo "debug $((lane + debug))"
 	echo "uml $uml"
 	echo "final $final"

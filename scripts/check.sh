@@ -11,6 +11,8 @@
 #               the module built in a trixie chroot, ~2 min to create once)
 #   bullseye    the smoke subset on bullseye's kernel (5.10)
 #   sid         the smoke subset on sid's kernel (7.2, built in a sid chroot)
+#   nic         the data path and knobs over real drivers: QEMU 10's igb,
+#               e1000e and virtio-net (bookworm-backports), one a run
 #   uml         the native-rate cases on User-Mode Linux (bookworm's source,
 #               one CPU, natively: build-uml-kernel.sh), after the debug lane
 #   compat      what the four kernels did, compared (check-compat.sh)
@@ -42,7 +44,7 @@ set -uo pipefail
 here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$here")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
-tiers=${KTGEN_TIERS:-unit uapi checkpatch vm trixie bullseye sid compat debug uml}
+tiers=${KTGEN_TIERS:-unit uapi checkpatch vm trixie bullseye sid nic compat debug uml}
 passed=0 failed=0 skipped=0 deferred=0 rotated=0
 failures=() notrun=() timing=()
 start=$(date +%s)
@@ -220,6 +222,15 @@ for l in $smoke_lanes; do
 	run_tier "$l" "$here/vm-suite.sh" --smoke "$l"
 	[ $failed = "$f0" ] && echo "$compat_sum" >"$CACHE/compat-green-$l"
 done
+# The real-driver lane (t_driver.sh: QEMU 10's NIC models, vm-run.sh -n):
+# one driver a make check in turn (igb, e1000e, virtio-net: each every
+# third), all three when KTGEN_TIERS names the lane.
+if has_tier nic; then
+	nic_drivers="igb e1000e virtio"
+	[ -z "${KTGEN_TIERS:-}" ] && nic_drivers=$(echo $nic_drivers | cut -d' ' -f$((rot % 3 + 1)))
+	echo "# real drivers in this make check ($rot): $nic_drivers"
+	KTGEN_NIC_DRIVERS=$nic_drivers run_tier nic "$here/vm-suite.sh" bookworm-nic
+fi
 # The full bookworm run recorded its smoke cases too.
 if has_tier compat; then
 	runs=()
