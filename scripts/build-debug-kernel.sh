@@ -1,23 +1,33 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-debug-kernel.sh [SUITE]
+# build-debug-kernel.sh [--key] [SUITE]
 #
 # Build the debug-lane kernel (KASAN, lockdep, kmemleak, ODEBUG, fault
 # injection, gcov) from Debian's linux-source of the stock test kernel's
 # version, configured with scripts/debug-kernel.config. The result is cached
-# under $KTGEN_CACHE/debug-kernel/VERSION-HASH, keyed by source version and
-# config; prints the path of its kernel.env. A clean build takes ~20 min at
-# -j2; a cache hit returns at once.
+# under $KTGEN_CACHE/debug-kernel/VERSION-HASH, keyed by source version,
+# config, this script and the compiler; prints the path of its kernel.env.
+# A clean build takes ~20 min at -j2; a cache hit returns at once. --key:
+# print the cache key only.
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
+keyonly=
+if [ "${1:-}" = --key ]; then
+	keyonly=1
+	shift
+fi
 suite=${1:-bookworm}
 frag=$here/debug-kernel.config
 
 { read -r srcver; read -r src; } < <("$here/fetch-linux-source.sh" "$suite")
-key=$srcver-$(sha256sum <"$frag" | cut -c1-12)
+# The key covers every input of the build: the source's version, the
+# fragment, this script (how it configures, patches and builds) and the
+# compiler.
+key=$srcver-$(cat "$frag" "$0" <(gcc --version | head -n 1) | sha256sum | cut -c1-12)
+[ -z "$keyonly" ] || { echo "$key"; exit 0; }
 out=$CACHE/debug-kernel/$key
 if [ -e "$out/kernel.env" ]; then
 	echo "$out/kernel.env"

@@ -1,22 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-uml-kernel.sh [--debug] [SUITE]
+# build-uml-kernel.sh [--key] [--debug] [SUITE]
 #
 # Build the User-Mode Linux kernel of the native-speed lane from Debian's
 # linux-source of SUITE's stock kernel (default bookworm), ARCH=um x86_64,
 # configured with scripts/uml-kernel.config. Debian's user-mode-linux
 # package ships the binary but no build tree, and the module needs one. The
 # result is cached under $KTGEN_CACHE/uml-kernel/VERSION-HASH, keyed by the
-# source version and the fragment; prints its kernel.env
+# source version, the fragments, this script and the compiler; prints its kernel.env
 # (KVER, UML: the binary, MODDIR, KDIR, KARCH=um). ~4 min at -j2.
 # --debug: uml-debug-kernel.config over it (KASAN, lockdep, kmemleak, fault
-# injection; KDEBUG=1 in its kernel.env).
+# injection; KDEBUG=1 in its kernel.env). --key: print the cache key only.
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
-debug=
+debug= keyonly=
+if [ "${1:-}" = --key ]; then
+	keyonly=1
+	shift
+fi
 if [ "${1:-}" = --debug ]; then
 	debug=1
 	shift
@@ -26,7 +30,10 @@ frags=("$here/uml-kernel.config")
 [ -n "$debug" ] && frags+=("$here/uml-debug-kernel.config")
 
 { read -r srcver; read -r src; } < <("$here/fetch-linux-source.sh" "$suite")
-key=$srcver-$(cat "${frags[@]}" | sha256sum | cut -c1-12)
+# The key covers every input of the build: the source's version, the
+# fragments, this script and the compiler.
+key=$srcver-$(cat "${frags[@]}" "$0" <(gcc --version | head -n 1) | sha256sum | cut -c1-12)
+[ -z "$keyonly" ] || { echo "$key"; exit 0; }
 out=$CACHE/uml-kernel/$key
 if [ -e "$out/kernel.env" ]; then
 	echo "$out/kernel.env"
