@@ -35,8 +35,9 @@ plan()
 
 	owed=$(KTGEN_ROTATION=$turn KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 KTGEN_SPEED=1 \
 		bash "$vm/run.sh" --list | awk '$3 == "owed" { print $1 }')
-	# the stock lane: all but what it leaves to the debug lane (run.sh's
-	# CASE_DEFER: owed, not smoke, full, final nor core)
+	# the stock lane: all but what it leaves to the debug lane this turn
+	# and the slices waiting for their turn there (run.sh --list
+	# --deferred: "deferred", "rotated")
 	stock=$(KTGEN_ROTATION=$turn KTGEN_TIME_SCALE=1 KTGEN_DEFER_OWED=1 \
 		bash "$vm/run.sh" --list --deferred | awk '$2 == "" { print $1 }' | cases_cost 2)
 	debug=$(echo "$owed" | cases_cost 3)

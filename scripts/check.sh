@@ -197,7 +197,7 @@ has_tier checkpatch && run_tier checkpatch checkpatch_ktap
 # turn's slice as well (a cut is a debt, not a case run nowhere).
 # A cached kernel is found in a second or two; one still on its way (its
 # source fetched, unpacked or being compiled) by the time the stock lane
-# starts is not.
+# starts is not ready; nor is one whose build failed (the debug tier says so).
 if [ -n "$defer" ]; then
 	for _ in 1 2 3 4 5; do
 		kill -0 "$dbg_pid" 2>/dev/null || break
@@ -206,6 +206,14 @@ if [ -n "$defer" ]; then
 	if kill -0 "$dbg_pid" 2>/dev/null; then
 		defer=
 		echo "# the debug kernel is not ready (being fetched or built): the stock lane runs every case"
+	else
+		# (its status kept: a pid is waited for once)
+		wait "$dbg_pid"
+		dbg_rc=$?
+		if [ $dbg_rc != 0 ]; then
+			defer=
+			echo "# the debug kernel did not build: the stock lane runs every case"
+		fi
 	fi
 fi
 has_tier vm && KTGEN_ROTATION=$rot KTGEN_DEFER_OWED=$defer run_tier vm "$here/vm-suite.sh" bookworm
@@ -215,12 +223,14 @@ stock_ran=
 [ -e "$CACHE/runs/bookworm/ktap" ] &&
 	stock_ran=$(grep -E '^(not )?ok [0-9]+ ' "$CACHE/runs/bookworm/ktap" | grep -v '# SKIP' |
 		awk '{ print ($1 == "not" ? $4 : $3) }' | tr '\n' ' ')
-# A smoke lane that passed records the compat layer it passed on.
+# A smoke lane that passed, and whose record the compat comparison below
+# then finds in agreement, records the compat layer it passed on.
+smoke_green=()
 for l in $smoke_lanes; do
 	has_tier "$l" || continue
 	f0=$failed
 	run_tier "$l" "$here/vm-suite.sh" --smoke "$l"
-	[ $failed = "$f0" ] && echo "$compat_sum" >"$CACHE/compat-green-$l"
+	[ $failed = "$f0" ] && smoke_green+=("$l")
 done
 # The real-driver lane (t_driver.sh: QEMU 10's NIC models, vm-run.sh -n):
 # one driver a make check in turn (igb, e1000e, virtio-net: each every
@@ -238,8 +248,13 @@ if has_tier compat; then
 	has_tier vm && runs+=("$CACHE/runs/bookworm")
 	has_tier trixie && runs+=("$CACHE/runs/trixie-smoke")
 	has_tier sid && runs+=("$CACHE/runs/sid-smoke")
+	f0=$failed
 	run_tier compat "$here/check-compat.sh" --compare "${runs[@]}"
+	[ $failed = "$f0" ] || smoke_green=()
 fi
+for l in "${smoke_green[@]}"; do
+	echo "$compat_sum" >"$CACHE/compat-green-$l"
+done
 if has_tier debug; then
 	# The wait is bounded: the debug lane's owed cases (and the native
 	# lane after them) must fit before the hard end; a build not done by
@@ -260,7 +275,7 @@ if has_tier debug; then
 		echo "not ok - debug # the debug kernel was not built by $((deadline - start)) s, when its owed cases (~$owed_cost s) had to start"
 		failures+=("debug: the debug kernel was not built in time; owed: cases of this turn ran nowhere")
 		failed=$((failed + 1))
-	elif wait $dbg_pid; then
+	elif [ -n "${dbg_rc:-}" ] && [ "$dbg_rc" = 0 ] || { [ -z "${dbg_rc:-}" ] && wait "$dbg_pid"; }; then
 		echo "# the debug kernel: ready $(( $(date +%s) - t_wait )) s later, $(( $(date +%s) - start )) s into make check"
 		# What is left, less 4 min for the guest's boot, the final
 		# cases and the host's work after them; at least 10 min. The

@@ -27,10 +27,12 @@ stub()
 }
 stub install-deps.sh 'exit 0'
 stub check-uapi.sh 'echo 1..1; echo ok 1 uapi_stub'
-stub check-compat.sh 'echo 1..1; echo "ok 1 compat_stub $*"'
+stub check-compat.sh '[ -z "${STUB_COMPAT_FAIL:-}" ] || { echo 1..1; echo "not ok 1 compat_stub"; exit 1; }
+echo 1..1; echo "ok 1 compat_stub $*"'
 stub build-uml-kernel.sh 'echo /nonexistent'
 stub uml-run.sh 'exit 1'
-stub build-debug-kernel.sh 'sleep "${STUB_DEBUG_FETCH_SECS:-0}"
+stub build-debug-kernel.sh '[ -z "${STUB_DEBUG_FAIL:-}" ] || { echo "build-debug-kernel: broken" >&2; exit 1; }
+sleep "${STUB_DEBUG_FETCH_SECS:-0}"
 [ "${STUB_DEBUG_BUILD_SECS:-0}" = 0 ] || echo "build-debug-kernel: building" >&2
 sleep "${STUB_DEBUG_BUILD_SECS:-0}"; echo /stub/kernel.env'
 # A lane: its name and what it was given, logged; the debug lane cuts
@@ -123,6 +125,22 @@ result failed_smoke_lane_runs_again "$([ "$(lanes)" = "trixie bullseye " ] || ec
 : >"$log"
 run 8 STUB_DEBUG_FETCH_SECS=15
 result fetching_debug_kernel_stock_runs_all "$(grep -q '^bookworm .*DEFER= ' "$log" || grep '^bookworm ' "$log")"
+
+# A debug kernel whose build failed at once: the stock lane runs every
+# case, and the debug tier fails saying so.
+: >"$log"
+run 9 STUB_DEBUG_FAIL=1
+result failed_debug_kernel_stock_runs_all "$(grep -q '^bookworm .*DEFER= ' "$log" &&
+	grep -q '^not ok - debug # the debug kernel did not build' "$tmp/run.9" &&
+	[ "$(cat "$tmp/rc.9")" != 0 ] || { grep '^bookworm ' "$log"; grep 'debug' "$tmp/run.9" | tail -n 3; })"
+
+# Smoke lanes that passed but whose records the compat comparison found
+# in disagreement are not recorded: the next make check runs all three.
+echo "/* changed a third time */" >>"$t/kmod/compat.h"
+run 10 STUB_COMPAT_FAIL=1
+: >"$log"
+run 11
+result compat_failure_records_nothing "$([ "$(lanes)" = "trixie bullseye sid " ] || echo "after a failed comparison: lanes $(lanes)")"
 
 # The debug kernel 10 min late, 6 min before the hard end: the wait ends
 # at the bound, with a failure, not when the build would have.

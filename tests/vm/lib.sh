@@ -380,7 +380,7 @@ driver_pair()
 {
 	local drv=$1 spec mod i=0 mac dev ns
 
-	spec=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^ktgvm\.nics=//p' | tr ';' '\n' | grep "^$drv:")
+	spec=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^ktgvm\.nics=//p' | tr ';' '\n' | grep "^$drv:" || true)
 	[ -n "$spec" ] || skip "no $drv NICs in this guest (vm-run.sh -n)"
 	case $drv in
 	virtio) mod=virtio_net ;;
