@@ -219,7 +219,7 @@ t_nic_styles()
 		exact=(d['rx']['bytes'] == d['tx']['bytes'] if d['test'] == 'tcp_stream' else
 		       d['tx']['msgs'] == d['rx']['msgs'] + d['rx']['lost']))" <"$docs"
 }
-case_add nic_styles t_nic_styles 300 smoke
+case_add nic_styles t_nic_styles 300 smoke core
 
 # Failures where the packets are: allocations that cannot sleep fail at
 # random where a call stack runs through ktgen_nic's code, in any context

@@ -139,7 +139,7 @@ t_fault_run()
 	"$KTGEN_NLFAULT" -r -e request 7 3:hex:7f000001 4:hex:189d 8:u32:2 9:hex:03 12:u64:4 14:u64:4096
 	fault_runs_done
 }
-case_add fault_run t_fault_run 600
+case_add fault_run t_fault_run 600 core
 
 # Every run shape, each allocation its creation makes failed in turn: UDP
 # (plain and GSO) and request/response (rr, crr) on 2 flows and 2 CPUs.

@@ -88,7 +88,7 @@ print(max(2, min(50, int(json.load(sys.stdin)["latency"]["tps"] / 8))))')
 	slowwait "$(scaled 10)" sh -c "! ip netns exec $NS_A ss -Htn state established | grep -q 5310" ||
 		fail "connections left open: $(ip netns exec "$NS_A" ss -tn)"
 }
-case_add rr_crr t_rr_crr 120
+case_add rr_crr t_rr_crr 120 core
 
 # The run's connections to port 5330 in namespace $1 in any state but
 # TIME-WAIT (none once closed with a reset).
