@@ -192,12 +192,20 @@ fi
 has_tier unit && run_tier unit make -s -C "$top/tools" check
 has_tier uapi && run_tier uapi "$here/check-uapi.sh"
 has_tier checkpatch && run_tier checkpatch checkpatch_ktap
-# A debug kernel still being built may come late, and what its lane's
-# hard end cuts must have run somewhere: then the stock lane runs this
-# turn's slice as well (a cut is a debt, not a case run nowhere).
-# A cached kernel is found in a second or two; one still on its way (its
-# source fetched, unpacked or being compiled) by the time the stock lane
-# starts is not ready; nor is one whose build failed (the debug tier says so).
+# debug_built: the debug kernel's build (ended) succeeded; its status is
+# reaped once and kept, since a pid is waited for only once.
+debug_built()
+{
+	[ -n "${dbg_rc:-}" ] || { wait "$dbg_pid"; dbg_rc=$?; }
+	[ "$dbg_rc" = 0 ]
+}
+
+# A debug kernel still on its way may come late, and what its lane's hard
+# end cuts must have run somewhere: then the stock lane runs every case (a
+# cut is a debt, not a case run nowhere). A cached kernel is found in a
+# second or two; one still being fetched, unpacked or compiled when the
+# stock lane starts is not ready, nor one whose build failed (the debug
+# tier says so).
 if [ -n "$defer" ]; then
 	for _ in 1 2 3 4 5; do
 		kill -0 "$dbg_pid" 2>/dev/null || break
@@ -206,14 +214,9 @@ if [ -n "$defer" ]; then
 	if kill -0 "$dbg_pid" 2>/dev/null; then
 		defer=
 		echo "# the debug kernel is not ready (being fetched or built): the stock lane runs every case"
-	else
-		# (its status kept: a pid is waited for once)
-		wait "$dbg_pid"
-		dbg_rc=$?
-		if [ $dbg_rc != 0 ]; then
-			defer=
-			echo "# the debug kernel did not build: the stock lane runs every case"
-		fi
+	elif ! debug_built; then
+		defer=
+		echo "# the debug kernel did not build: the stock lane runs every case"
 	fi
 fi
 has_tier vm && KTGEN_ROTATION=$rot KTGEN_DEFER_OWED=$defer run_tier vm "$here/vm-suite.sh" bookworm
@@ -275,7 +278,7 @@ if has_tier debug; then
 		echo "not ok - debug # the debug kernel was not built by $((deadline - start)) s, when its owed cases (~$owed_cost s) had to start"
 		failures+=("debug: the debug kernel was not built in time; owed: cases of this turn ran nowhere")
 		failed=$((failed + 1))
-	elif [ -n "${dbg_rc:-}" ] && [ "$dbg_rc" = 0 ] || { [ -z "${dbg_rc:-}" ] && wait "$dbg_pid"; }; then
+	elif debug_built; then
 		echo "# the debug kernel: ready $(( $(date +%s) - t_wait )) s later, $(( $(date +%s) - start )) s into make check"
 		# What is left, less 4 min for the guest's boot, the final
 		# cases and the host's work after them; at least 10 min. The

@@ -406,7 +406,6 @@ driver_pair()
 	slowwait "$(scaled 20)" bash -c "ip -n $NS_A link show kd0 | grep -q LOWER_UP &&
 		ip -n $NS_B link show kd1 | grep -q LOWER_UP" ||
 		fail "$drv: no carrier: $(ip -n "$NS_A" -br link show kd0) $(ip -n "$NS_B" -br link show kd1)"
-	DRV_NAME=$drv
 }
 
 # driver_dev MAC: the initial namespace's interface with that address.
