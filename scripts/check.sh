@@ -14,7 +14,7 @@
 #   nic         the data path and knobs over real drivers: QEMU 10's igb,
 #               e1000e and virtio-net (bookworm-backports), one a run
 #   uml         the native-rate cases on User-Mode Linux (bookworm's source,
-#               one CPU, natively: build-uml-kernel.sh), after the debug lane
+#               one CPU, natively: build-uml-kernel.sh), before the debug lane
 #   compat      what the four kernels did, compared (check-compat.sh)
 #   debug       the same scenarios plus leak/lock checks, fault injection
 #               and the netlink fuzzer on the debug kernel (KASAN,
@@ -258,57 +258,14 @@ fi
 for l in "${smoke_green[@]}"; do
 	echo "$compat_sum" >"$CACHE/compat-green-$l"
 done
-if has_tier debug; then
-	# The wait is bounded: the debug lane's owed cases (and the native
-	# lane after them) must fit before the hard end; a build not done by
-	# then is stopped (make resumes it next time) and the lane fails.
-	owed_cost=$(KTGEN_ROTATION=$rot KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 KTGEN_SPEED=1 \
-		KTGEN_DEBT="$debt" bash "$top/tests/vm/run.sh" --list | awk '$3 == "owed" { s += $2 } END { print s + 0 }')
-	deadline=$((KTGEN_LANE_END - owed_cost - 240))
-	has_tier uml && deadline=$((deadline - 420))
-	echo "# waiting for the debug kernel build (log: $CACHE/debug-kernel.log), until $((deadline - start)) s into make check"
-	t_wait=$(date +%s)
-	while kill -0 "$dbg_pid" 2>/dev/null && [ "$(date +%s)" -lt $deadline ]; do
-		sleep 5
-	done
-	if kill -0 "$dbg_pid" 2>/dev/null; then
-		pkill -TERM -P "$dbg_pid" 2>/dev/null
-		kill -TERM "$dbg_pid" 2>/dev/null
-		wait "$dbg_pid" 2>/dev/null
-		echo "not ok - debug # the debug kernel was not built by $((deadline - start)) s, when its owed cases (~$owed_cost s) had to start"
-		failures+=("debug: the debug kernel was not built in time; owed: cases of this turn ran nowhere")
-		failed=$((failed + 1))
-	elif debug_built; then
-		echo "# the debug kernel: ready $(( $(date +%s) - t_wait )) s later, $(( $(date +%s) - start )) s into make check"
-		# What is left, less 4 min for the guest's boot, the final
-		# cases and the host's work after them; at least 10 min. The
-		# cases owed in this turn run whatever it is (run.sh); the
-		# budget decides what more runs, a case at a time while its
-		# expected cost fits. (vm-suite's limit, for a hung guest, is
-		# 20 min over the larger of the budget and what is owed.)
-		left=$(( ${KTGEN_CHECK_MINUTES:-50} * 60 - ($(date +%s) - start) - 240 ))
-		# and the native lane's ~3 min after it (its kernel and boot)
-		has_tier uml && left=$((left - 180))
-		[ $left -lt 600 ] && left=600
-		rm -f "$CACHE/runs/bookworm-debug/debt"
-		KTGEN_ROTATION=$rot KTGEN_CASE_BUDGET=$left KTGEN_DEBT="$debt" KTGEN_DEBT_OK="$stock_ran" \
-			run_tier debug "$here/vm-suite.sh" bookworm-debug
-		[ -s "$CACHE/runs/bookworm-debug/debt" ] &&
-			mapfile -t -O ${#newdebt[@]} newdebt <"$CACHE/runs/bookworm-debug/debt"
-	else
-		tail -n 30 "$CACHE/debug-kernel.log" | sed 's/^/# /'
-		echo "not ok - debug # the debug kernel did not build"
-		failures+=("debug: the debug kernel did not build")
-		failed=$((failed + 1))
-	fi
-fi
-
-# The native lane, last: the rates TCG cannot reach (the "native" cases,
-# with load and info), ~2 min, after the debug lane so that it never takes
-# the time the debug lane owes (its budget leaves 3 min for it); skipped,
-# and named, when the hard end is less than 7 min away. Its kernel built in the background, then booted
-# once with nothing to do, so that a host where User-Mode Linux cannot run
-# at all (no ptrace, say) says so as a skip, not as every case failed.
+# The native lane: the rates TCG cannot reach (the "native" cases, with
+# load and info), ~3 min, before the debug lane: its cost is fixed and
+# small, while the debug lane's hard end turns what it cuts into debts the
+# next make check pays first (run last, two CI runs in a row cut it);
+# skipped, and named, when the hard end is less than 7 min away. Its
+# kernel built in the background, then booted once with nothing to do, so
+# that a host where User-Mode Linux cannot run at all (no ptrace, say)
+# says so as a skip, not as every case failed.
 if has_tier uml; then
 	if ! wait "$uml_pid"; then
 		tail -n 30 "$CACHE/uml-kernel.log" | sed 's/^/# /'
@@ -335,6 +292,49 @@ if has_tier uml; then
 		skipped=$((skipped + 1))
 	else
 		run_tier uml "$here/vm-suite.sh" bookworm-uml '^(load_unload|info_text|native_.*)$'
+	fi
+fi
+
+
+if has_tier debug; then
+	# The wait is bounded: the debug lane's owed cases (and the native
+	# lane after them) must fit before the hard end; a build not done by
+	# then is stopped (make resumes it next time) and the lane fails.
+	owed_cost=$(KTGEN_ROTATION=$rot KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 KTGEN_SPEED=1 \
+		KTGEN_DEBT="$debt" bash "$top/tests/vm/run.sh" --list | awk '$3 == "owed" { s += $2 } END { print s + 0 }')
+	deadline=$((KTGEN_LANE_END - owed_cost - 240))
+	echo "# waiting for the debug kernel build (log: $CACHE/debug-kernel.log), until $((deadline - start)) s into make check"
+	t_wait=$(date +%s)
+	while kill -0 "$dbg_pid" 2>/dev/null && [ "$(date +%s)" -lt $deadline ]; do
+		sleep 5
+	done
+	if kill -0 "$dbg_pid" 2>/dev/null; then
+		pkill -TERM -P "$dbg_pid" 2>/dev/null
+		kill -TERM "$dbg_pid" 2>/dev/null
+		wait "$dbg_pid" 2>/dev/null
+		echo "not ok - debug # the debug kernel was not built by $((deadline - start)) s, when its owed cases (~$owed_cost s) had to start"
+		failures+=("debug: the debug kernel was not built in time; owed: cases of this turn ran nowhere")
+		failed=$((failed + 1))
+	elif debug_built; then
+		echo "# the debug kernel: ready $(( $(date +%s) - t_wait )) s later, $(( $(date +%s) - start )) s into make check"
+		# What is left, less 4 min for the guest's boot, the final
+		# cases and the host's work after them; at least 10 min. The
+		# cases owed in this turn run whatever it is (run.sh); the
+		# budget decides what more runs, a case at a time while its
+		# expected cost fits. (vm-suite's limit, for a hung guest, is
+		# 20 min over the larger of the budget and what is owed.)
+		left=$(( ${KTGEN_CHECK_MINUTES:-50} * 60 - ($(date +%s) - start) - 240 ))
+		[ $left -lt 600 ] && left=600
+		rm -f "$CACHE/runs/bookworm-debug/debt"
+		KTGEN_ROTATION=$rot KTGEN_CASE_BUDGET=$left KTGEN_DEBT="$debt" KTGEN_DEBT_OK="$stock_ran" \
+			run_tier debug "$here/vm-suite.sh" bookworm-debug
+		[ -s "$CACHE/runs/bookworm-debug/debt" ] &&
+			mapfile -t -O ${#newdebt[@]} newdebt <"$CACHE/runs/bookworm-debug/debt"
+	else
+		tail -n 30 "$CACHE/debug-kernel.log" | sed 's/^/# /'
+		echo "not ok - debug # the debug kernel did not build"
+		failures+=("debug: the debug kernel did not build")
+		failed=$((failed + 1))
 	fi
 fi
 

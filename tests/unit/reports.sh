@@ -75,4 +75,22 @@ out=$(console_reports "$tmp/ktap" <"$tmp/console")
 result console_names_the_case "$([ "$out" = "nic_unload: ref_tracker: leaked reference." ] ||
 	echo "got: $out")"
 
+# After a case (run.sh): the reports from its begin marker on, not an
+# earlier case's, not one whose name ends the same; five at most.
+printf '%s\n' "[    1.0] ktgen-test: begin fuzz" \
+	"[    1.1] BUG: KASAN: slab-use-after-free in a+0x1/0x2" \
+	"[    2.0] ktgen-test: begin net_fuzz" \
+	"[    2.1] WARNING: CPU: 0 PID: 1 at b.c:1 b+0x1/0x2" \
+	"[    3.0] ktgen-test: begin fuzz_x" >"$tmp/dmesg"
+out=$(case_reports fuzz_x 0 <"$tmp/dmesg")
+result case_reports_own_part_only "$([ -z "$out" ] || echo "fuzz_x got: $out")"
+out=$(case_reports net_fuzz 0 <"$tmp/dmesg")
+result case_reports_from_its_marker "$([ "$out" = "[    2.1] WARNING: CPU: 0 PID: 1 at b.c:1 b+0x1/0x2" ] ||
+	echo "net_fuzz got: $out")"
+for i in 1 2 3 4 5 6 7; do echo "[    3.$i] BUG: KASAN: double-free in c+0x$i/0x9"; done >>"$tmp/dmesg"
+out=$(case_reports fuzz_x 0 <"$tmp/dmesg" | wc -l)
+result case_reports_five_at_most "$([ "$out" = 5 ] || echo "$out lines")"
+out=$(printf '%s\n' "[ 4.0] ktgen-test: begin f" "[ 4.1] Call Trace:" | case_reports f 1)
+result case_reports_injection_excused "$([ -z "$out" ] || echo "reported: $out")"
+
 finish reports

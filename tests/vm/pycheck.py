@@ -10,7 +10,8 @@
 # DOC the document(s), EXPR the expression, OUT where the messages go:
 # paths); the answer is the exit status json_check had, a line on
 # DIR/resp. The caller holds DIR/lock around the two. It exits when the
-# case's shell, PID, is gone.
+# case's shell, PID, is gone, or when run.sh, after the case, signals the
+# pid it left in DIR/pid.
 
 import json
 import math
@@ -21,6 +22,8 @@ import sys
 
 d_ir, schema_path, shell = sys.argv[1], sys.argv[2], int(sys.argv[3])
 jsonschema = schema = None
+with open(os.path.join(d_ir, "pid"), "w") as f:
+    f.write("%d\n" % os.getpid())
 
 
 def validate(d):

@@ -33,6 +33,16 @@ report_lines()
 		report($0) { print }'
 }
 
+# case_reports CASE INJECTED: the first five report lines of the kernel
+# log on stdin from CASE's begin marker on (run.sh, after each case: one
+# process where a pipeline would cost four).
+case_reports()
+{
+	awk -v re="$REPORT_RE" -v injected="$2" -v begin="ktgen-test: begin $1" "$REPORT_AWK"'
+		!on { on = substr($0, length($0) - length(begin) + 1) == begin; if (!on) next }
+		report($0) { print; if (++n == 5) exit }'
+}
+
 # console_reports KTAP: from a guest console on stdin, "CASE: LINE" for
 # each report in the log of a case that KTAP says passed (the guest's own
 # scan missed it). A case's log runs from its begin marker to the next
