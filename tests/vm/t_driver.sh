@@ -112,3 +112,48 @@ t_drv_legacy_rx()
 	log "igb legacy-rx on for a run: the device reset, every datagram accounted for, the flag put back"
 }
 case_add drv_legacy_rx t_drv_legacy_rx 180 driver
+
+# One recipe of examples/ on each driver, in the form a driver developer's
+# lab gives it: the kernel's driver-test convention (NETIF, LOCAL_V4,
+# REMOTE_V4, REMOTE_TYPE=netns, REMOTE_ARGS: tools/testing/selftests/
+# drivers/net/README.rst), this end in one namespace and the far end's NIC
+# in the other, shortened. igb: 02 (legacy-rx, the far end's own flag);
+# e1000e: 01 (tx-nocache-copy); virtio-net: 05 (tcp_rr). Each prints its
+# table and verdict (0, 1 or 3), and the far end is left as it was: no
+# sink, the flag back.
+drv_recipe_one()
+{
+	local ex out rc=0
+
+	case $1 in
+	igb) ex=02 ;;
+	e1000e) ex=01 ;;
+	*) ex=05 ;;
+	esac
+	ex=$(ls "$KTGEN_TOP"/examples/"$ex"-*.sh)
+	out=$(ip netns exec "$NS_A" env KTGEN="$KTGEN" NET_CONFIG=/dev/null NETIF=kd0 \
+		LOCAL_V4=10.78.0.1 REMOTE_V4=10.78.0.2 REMOTE_TYPE=netns REMOTE_ARGS="$NS_B" \
+		"$ex" -n 2 -t 1 2>&1) || rc=$?
+	case $rc in
+	0|1|3) ;;
+	*) fail "$1: $(basename "$ex"): exit $rc: $(echo "$out" | tail -n 15)" ;;
+	esac
+	echo "$out" | grep -Eq '^(ab|sweep): (tcp|udp)_(stream|rr),' ||
+		fail "$1: $(basename "$ex"): no table: $(echo "$out" | tail -n 15)"
+	[[ $(echo "$out" | tail -n 1) == "exit $rc:"* ]] ||
+		fail "$1: $(basename "$ex"): last line '$(echo "$out" | tail -n 1)'"
+	[ "$(ip netns exec "$NS_B" $KTGEN -j sink show)" = "[]" ] ||
+		fail "$1: $(basename "$ex") left a sink at the far end: $(ip netns exec "$NS_B" $KTGEN sink show)"
+	if [ "$1" = igb ]; then
+		ip netns exec "$NS_B" ethtool --show-priv-flags kd1 | grep -q '^legacy-rx *: *off' ||
+			fail "igb: 02 left legacy-rx on"
+	fi
+	log "$1: $(basename "$ex") in the kernel's netns form: exit $rc, $(echo "$out" | tail -n 1)"
+}
+
+t_drv_recipes()
+{
+	load_module
+	each_driver drv_recipe_one
+}
+case_add drv_recipes t_drv_recipes 600 driver
