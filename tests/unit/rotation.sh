@@ -10,12 +10,12 @@
 . "$(dirname "$0")/ktap.sh"
 
 vm=${1:?tests/vm}
-# What the heaviest planned make check may take by the costs, in min: the
-# hard end (86) less 6 for a machine slower than the costs. The goal is 70
-# at CI's slowdown (20 min of CI's 90 left for the lanes to come); today's
-# heaviest is above it (docs/testing.md), so the guard holds the line
-# against growth first.
-PLAN_LIMIT_MIN=${PLAN_LIMIT_MIN:-80}
+# What the heaviest planned make check may take at CI's measured slowdown
+# (tests/tier-costs), in min: the hard end (86) less 4 for the summary and
+# a CI run slower than the last. The goal is 70 (20 min of CI's 90 left
+# for the lanes to come); today's heaviest is above it (docs/testing.md),
+# so the guard holds the line against growth first.
+PLAN_LIMIT_MIN=${PLAN_LIMIT_MIN:-82}
 
 # list DIR TURN: "case owed|-" for the debug lane of rotation TURN.
 list()
@@ -192,11 +192,11 @@ result stock_runs_the_rest_every_turn "$([ -n "$every" ] && echo "$every" | grep
 	echo "$every" | grep -qx ab_verdicts || echo "every turn: $(echo $every | head -c 300)")"
 
 # The projection: the heaviest turn, with one smoke lane (the rotation's
-# usual run), fits the limit by the costs; at CI's measured slowdown (on
-# its debug lane) it is said.
+# usual run), fits the limit at CI's measured slowdown (on its debug
+# lane); by the costs alone it is said.
 read -r _ _ _ total ci < <("$(dirname "$vm")/../scripts/check-plan.sh" --heaviest | head -n 1)
 echo "# the heaviest turn with one smoke lane: $((total / 60)) min by the costs, $((ci / 60)) min with CI's slowdown on the debug lane"
-result heaviest_plan_fits "$([ "$total" -le $((PLAN_LIMIT_MIN * 60)) ] ||
-	echo "$((total / 60)) min by the costs, more than $PLAN_LIMIT_MIN")"
+result heaviest_plan_fits "$([ "$ci" -le $((PLAN_LIMIT_MIN * 60)) ] ||
+	echo "$((ci / 60)) min at CI's slowdown, more than $PLAN_LIMIT_MIN")"
 
 finish rotation
