@@ -1647,7 +1647,8 @@ static void nic_newlink(struct thread *t, struct lreq *r, unsigned int sl)
 	nlh = rt_start(t, out, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, up ? IFF_UP : 0, IFF_UP);
 	put_link_attrs(t, nlh, r, false, name, NS_INIT);
 	put_linkinfo(t, nlh, r, true, peer, below(t, 4) ? NS_INIT : NS_A);
-	r->budget = up || r->peer_ns != NS_INIT;
+	/* up at once, it takes ring pages (with no extack to say so) */
+	r->budget = up;
 	if (!ask(t, t->rt[NS_INIT], nlh, r, &a))
 		return;
 	if (r->mode == GARBAGE) {
