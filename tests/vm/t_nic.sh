@@ -1186,3 +1186,40 @@ print(d["state"], d.get("errno", 0), d["tx"], d.get("rx"))' <"$docs");" \
 	kmemleak_check
 }
 case_add nic_hostile t_nic_hostile 300
+
+# The link fuzzer (nlfuzz -L): three threads draw ktgen-nic's rtnetlink
+# requests (new with the peer's own attributes, change, delete, up and
+# down; the link data from the spec's policy of the nic set; queue counts,
+# MTUs, names) and ethtool's sets (channels, rings, coalescing, private
+# flags, the bounds read back first), valid, broken one attribute at a
+# time, or garbage, while datagrams cross a pair in two namespaces that
+# they reconfigure and flap. Each answer is judged: a valid request
+# succeeds or extack says why, a broken one is refused (at its attribute
+# where ktgen-nic or a policy refuses it), none waits 10 s. Then the pair
+# carries traffic again, every device made deletes, none is left, and
+# the module unloads. Every kind must have been both accepted and refused.
+t_fuzz_link()
+{
+	local out rc=0 k
+
+	load_module
+	out=$(mktemp)
+	# 20 s on every kernel: a slower one sends fewer requests, each
+	# judged the same (the debug lane's turn has no room for more)
+	"$KTGEN_NLFUZZ" -L -s 1 -t 20 -j 3 >"$out" || rc=$?
+	cat "$out"
+	[ "$rc" = 0 ] || fail "nlfuzz -L exited $rc"
+	# "# nlfuzz: KIND sent N accepted N explained N budget N refused N
+	# located N garbage N"
+	for k in newlink changelink dellink updown channels rings coalesce privflags; do
+		awk -v k=$k '$3 == k && $5 >= 10 && $7 >= 1 && $13 >= 1 &&
+			(k != "newlink" || $15 >= 1) { ok = 1 } END { exit !ok }' "$out" ||
+			fail "$k: too few requests, none accepted or none refused"
+	done
+	awk '$3 == "traffic" && $7 > 0 { ok = 1 } END { exit !ok }' "$out" ||
+		fail "no datagram crossed the pair during the fuzz"
+	[ -z "$(nic_left)" ] || fail "left behind: $(nic_left)"
+	unload_module || fail "the modules do not unload"
+	kmemleak_check
+}
+case_add fuzz_link t_fuzz_link 300
