@@ -3,8 +3,9 @@
 #
 # kbuild.sh TOP: kmod/Kbuild, read by make as kbuild reads it, refuses a
 # 32-bit kernel with one message (what `depends on 64BIT` would say in a
-# Kconfig), takes a 64-bit one, and lets `make clean` (no config read)
-# through. KTAP output.
+# Kconfig) and a 64-bit one whose compiler has no __int128 for it, takes a
+# 64-bit one with it, and lets `make clean` (no config read) through. KTAP
+# output.
 
 . "$(dirname "$0")/ktap.sh"
 
@@ -23,9 +24,15 @@ got=$(kbuild_read CONFIG_MODULES=y CONFIG_64BIT=)
 [[ $got == *"ktgen: needs a 64-bit kernel (CONFIG_64BIT=y"*"status 2" ]] || d=$got
 result refuses_32bit "$d"
 d=""
-got=$(kbuild_read CONFIG_MODULES=y CONFIG_64BIT=y)
+got=$(kbuild_read CONFIG_MODULES=y CONFIG_64BIT=y CONFIG_CC_HAS_INT128=y)
 [ "$got" = "status 0" ] || d=$got
 result takes_64bit "$d"
+# a 64-bit kernel whose compiler has no __int128 for it (the kernel's own
+# test, CC_HAS_INT128: some 64-bit arches' compilers lack it)
+d=""
+got=$(kbuild_read CONFIG_MODULES=y CONFIG_64BIT=y CONFIG_CC_HAS_INT128=)
+[[ $got == *"ktgen: needs a compiler with unsigned __int128 for this kernel (CONFIG_CC_HAS_INT128=y"*"status 2" ]] || d=$got
+result refuses_64bit_without_int128 "$d"
 got=$(kbuild_read CONFIG_MODULES= CONFIG_64BIT=)
 d=""
 [ "$got" = "status 0" ] || d=$got
