@@ -1278,9 +1278,11 @@ static void ktg_sink_shutdown(struct ktg_sink *sink)
 		ktg_worker_stop(&sink->workers[i]);
 	if (sink->sock) {
 		ktg_sock_unwatch(&sink->watch);
+		/* a listener's queued children are reset here (its
+		 * disconnect: inet_csk_listen_stop); it has no connection
+		 * of its own to linger
+		 */
 		kernel_sock_shutdown(sink->sock, SHUT_RDWR);
-		/* a listener's queued children are reset, and it leaves nothing */
-		sock_no_linger(sink->sock->sk);
 		ktg_sock_release(sink->sock);
 		sink->sock = NULL;
 	}
