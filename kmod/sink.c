@@ -1276,6 +1276,17 @@ static void ktg_sink_shutdown(struct ktg_sink *sink)
 
 	for (i = 0; i < sink->nworkers; i++)
 		ktg_worker_stop(&sink->workers[i]);
+	/* A worker whose first run was its stop never ran its function
+	 * (kthread_stop() of a thread not yet run skips it): what worker 0
+	 * handed it is closed here. For the others, nothing is left.
+	 */
+	if (sink->p.proto == KTGEN_PROTO_TCP) {
+		for (i = 0; i < sink->nworkers; i++) {
+			LIST_HEAD(left);
+
+			ktg_conns_close_all(&sink->workers[i], &left);
+		}
+	}
 	if (sink->sock) {
 		ktg_sock_unwatch(&sink->watch);
 		/* a listener's queued children are reset here (its

@@ -754,3 +754,87 @@ t_life_dev_gone_readers()
 	ip netns del "$NS_B"
 }
 case_add life_dev_gone_readers t_life_dev_gone_readers 300 nodebug
+
+# Holds $1 connections to 127.0.0.1:$2, each having sent a few bytes (so
+# the sink places it on a worker), says "ready" and sleeps; at the end says
+# how many were reset.
+HOLD_SENT='
+import socket, sys, time
+n, port = int(sys.argv[1]), int(sys.argv[2])
+held = [socket.create_connection(("127.0.0.1", port)) for _ in range(n)]
+for s in held:
+    s.sendall(b"x" * 64)
+print("ready", flush=True)
+sys.stdin.read()
+reset = 0
+for s in held:
+    s.settimeout(1)
+    try:
+        if s.recv(1) == b"":
+            reset += 1
+    except socket.timeout:
+        pass
+    except OSError:
+        reset += 1
+print("reset", reset, flush=True)
+'
+
+# A TCP sink's worker stopped before it ever ran: kthread_stop() of a
+# thread that has not yet run skips its function, so the connections worker
+# 0 had handed it were never closed (their sockets left established, for
+# ever). A real-time spinner holds the worker's CPU while the sink is added,
+# its connections placed (worker 0 hands them to the other CPU's worker)
+# and the delete begins; then the spinner goes and the worker's first run
+# is its stop. Every connection must be reset, and none left in the
+# namespace.
+t_life_worker_never_ran()
+{
+	local ns pid spin wd w1 ran0 ran out=/tmp/ktg-nr.$$ n=8 rt left
+
+	need_cpus 2
+	load_module
+	ns=$(netns_add nr)
+	rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
+	mkfifo "$out.in"
+	# (it opens its stdin, the fifo, when the sink is there: exec 9>)
+	ip netns exec "$ns" /usr/bin/python3 -c "$HOLD_SENT" $n 7050 >"$out" <"$out.in" 2>&1 &
+	# the spinner: SCHED_FIFO on CPU 1, throttling off while it spins
+	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
+	# (its pid is the spinning bash's: taskset and chrt exec; nothing
+	# else runs on CPU 1 while it spins, a timeout there neither, so it
+	# is killed from here, or by the watchdog on CPU 0)
+	taskset -c 1 chrt -f 50 bash -c 'while :; do :; done' &
+	spin=$!
+	(sleep "$(scaled 60)"; kill -9 $spin 2>/dev/null) &
+	wd=$!
+	sleep 0.5
+	ip netns exec "$ns" $KTGEN sink add tcp port 7050 rx discard cpus 0,1 >/dev/null
+	# its run time so far: its creation's, on CPU 0, before it was bound
+	w1=$(pgrep '^ktgen/sink[0-9]+:1$' || :)
+	[ -n "$w1" ] && read -r ran0 _ <"/proc/$w1/schedstat" || {
+		kill -9 $spin; echo "$rt" >/proc/sys/kernel/sched_rt_runtime_us; fail "no worker on CPU 1"; }
+	exec 9>"$out.in"
+	slowwait "$(scaled 10)" grep -q ready "$out" || {
+		kill -9 $spin; echo "$rt" >/proc/sys/kernel/sched_rt_runtime_us; fail "the peer did not connect: $(cat "$out")"; }
+	# the worker on CPU 1 has not run since: the window is held
+	read -r ran _ <"/proc/$w1/schedstat"
+	[ "$ran" = "$ran0" ] || {
+		kill -9 $spin; echo "$rt" >/proc/sys/kernel/sched_rt_runtime_us
+		fail "the worker on CPU 1 ran before the delete: $ran0 then $ran ns"; }
+	ip netns exec "$ns" $KTGEN sink del all &
+	pid=$!
+	sleep 1
+	kill -9 $spin 2>/dev/null || :
+	wait $spin 2>/dev/null || :
+	kill $wd 2>/dev/null || :
+	echo "$rt" >/proc/sys/kernel/sched_rt_runtime_us
+	wait $pid || fail "sink del: exit $?"
+	exec 9>&-
+	slowwait "$(scaled 20)" grep -q "^reset" "$out" || fail "the peer did not finish: $(cat "$out")"
+	grep -qx "reset $n" "$out" || fail "of $n connections, $(sed -n 's/^reset //p' "$out") reset"
+	left=$(ip netns exec "$ns" ss -Htn state established '( sport = :7050 )' | grep -c . || :)
+	[ "$left" = 0 ] || fail "$left of the sink's connections left established after its delete"
+	rm -f "$out" "$out.in"
+	log "a worker whose first run was its stop: all $n connections reset, none left"
+}
+case_add life_worker_never_ran t_life_worker_never_ran 120
