@@ -196,7 +196,13 @@ static u32 ktg_rxp_register(void)
 {
 	u32 placed = 0, missing = 0;
 	unsigned int i, k;
+	int cpu;
 
+	/* a napi_get_frags() that returned after the last unregistration
+	 * left its CPU marked: nothing runs the handlers now
+	 */
+	for_each_possible_cpu(cpu)
+		per_cpu(ktg_rxp_in_frags, cpu) = 0;
 	for (i = 0; i < ARRAY_SIZE(ktg_rxp_slots); i++) {
 		struct ktg_rxp_slot *s = &ktg_rxp_slots[i];
 		int err = -ENOENT;

@@ -224,7 +224,7 @@ static void ktg_run_rxp_close(struct ktg_run *run)
 	if (!run->rx_probing)
 		return;
 	ktg_rxprobe_read(now);
-	for (i = 0; i < KTG_RXP_N; i++)
+	for (i = 0; run->rxp_open && i < KTG_RXP_N; i++)
 		run->rxp[i] = now[i] - run->rxp0[i];
 	ktg_rxprobe_put();
 	run->rx_probing = false;
