@@ -173,6 +173,22 @@ int ktg_probe_get(struct netlink_ext_ack *extack);
 void ktg_probe_put(void);
 u64 ktg_probe_nocache_hits(void);
 
+/* Receive path probes (probe.c): how drivers built their skbs, counted.
+ * The order of enum ktgen_rx_path_counter's bits.
+ */
+enum ktg_rxp {
+	KTG_RXP_BUILD,
+	KTG_RXP_ALLOC,
+	KTG_RXP_GET_FRAGS,
+	KTG_RXP_ADD_FRAG,
+	KTG_RXP_GRO_MERGED,
+	KTG_RXP_N
+};
+
+u32 ktg_rxprobe_get(void);
+void ktg_rxprobe_put(void);
+void ktg_rxprobe_read(u64 *n);
+
 /* Sinks (sink.c). */
 struct ktg_sink;
 struct ktg_sink_params {
@@ -242,6 +258,7 @@ struct ktg_run_params {
 	u32			warmup_ms;
 	u64			user_buf;	/* tx user */
 	bool			probe_copies;
+	bool			probe_rx;
 	u32			req_size;	/* tcp-rr, udp-rr */
 	u32			resp_size;
 	u32			rate;		/* transactions/s per flow, 0: closed loop */

@@ -417,6 +417,44 @@ static int ktg_run_fill_window(struct sk_buff *msg, struct ktg_run *run,
 	return 0;
 }
 
+/* probe-rx: how drivers built their skbs over the window, the counters
+ * this kernel could probe; nothing before the window opened.
+ */
+static int ktg_run_fill_rx_path(struct sk_buff *msg, struct ktg_run *run,
+				const struct ktg_run_reply *r)
+{
+	static const u16 attr[KTG_RXP_N] = {
+		[KTG_RXP_BUILD]		= KTGEN_A_RX_PATH_BUILD_SKB,
+		[KTG_RXP_ALLOC]		= KTGEN_A_RX_PATH_ALLOC_SKB,
+		[KTG_RXP_GET_FRAGS]	= KTGEN_A_RX_PATH_GET_FRAGS,
+		[KTG_RXP_ADD_FRAG]	= KTGEN_A_RX_PATH_ADD_FRAG,
+		[KTG_RXP_GRO_MERGED]	= KTGEN_A_RX_PATH_GRO_MERGED,
+	};
+	struct nlattr *nest;
+	u64 n[KTG_RXP_N];
+	int i;
+
+	/* pairs with the release in ktg_run_rxp_open() */
+	if (!run->p.probe_rx || !smp_load_acquire(&run->rxp_open))
+		return 0;
+	if (ktg_reply_finished(r)) {
+		memcpy(n, run->rxp, sizeof(n));
+	} else {
+		ktg_rxprobe_read(n);
+		for (i = 0; i < KTG_RXP_N; i++)
+			n[i] -= run->rxp0[i];
+	}
+	nest = nla_nest_start(msg, KTGEN_A_RUN_RX_PATH);
+	if (!nest || nla_put_u32(msg, KTGEN_A_RX_PATH_AVAILABLE, run->rxp_avail))
+		return -EMSGSIZE;
+	for (i = 0; i < KTG_RXP_N; i++)
+		if ((run->rxp_avail & BIT(i)) &&
+		    nla_put_u64_64bit(msg, attr[i], n[i], 0))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 /* How long a run has run by @end: 0 while it is published but not yet
  * started (RUN_NEW between its listing and its workers' start).
  */
@@ -450,6 +488,7 @@ static int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run, const struct k
 	    (p->nodelay && nla_put_flag(msg, KTGEN_A_RUN_NODELAY)) ||
 	    (p->detach && nla_put_flag(msg, KTGEN_A_RUN_DETACH)) ||
 	    (p->probe_copies && nla_put_flag(msg, KTGEN_A_RUN_PROBE_COPIES)) ||
+	    (p->probe_rx && nla_put_flag(msg, KTGEN_A_RUN_PROBE_RX)) ||
 	    (p->interval_ms && nla_put_u32(msg, KTGEN_A_RUN_INTERVAL_MS, p->interval_ms)) ||
 	    (p->warmup_ms && nla_put_u32(msg, KTGEN_A_RUN_WARMUP_MS, p->warmup_ms)) ||
 	    (p->pace_bps && nla_put_u64_64bit(msg, KTGEN_A_RUN_PACE_BPS, p->pace_bps, 0)) ||
@@ -467,7 +506,8 @@ static int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run, const struct k
 	    (atomic64_read(&run->rx->conns) &&
 	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, ktg_run_lost(run, r))) ||
 	    ktg_cpu_acct_put(msg, &run->cpu, p->cpus) ||
-	    ktg_run_fill_window(msg, run, r))
+	    ktg_run_fill_window(msg, run, r) ||
+	    ktg_run_fill_rx_path(msg, run, r))
 		return -EMSGSIZE;
 	if (ktg_test_rr(p->test) &&
 	    (nla_put_u32(msg, KTGEN_A_RUN_REQ_SIZE, p->req_size) ||
@@ -1277,6 +1317,7 @@ static void ktg_nl_run_scalars(struct genl_info *info, struct ktg_run_params *p)
 	p->nodelay = tb[KTGEN_A_RUN_NODELAY];
 	p->detach = tb[KTGEN_A_RUN_DETACH];
 	p->probe_copies = tb[KTGEN_A_RUN_PROBE_COPIES];
+	p->probe_rx = tb[KTGEN_A_RUN_PROBE_RX];
 	p->user_buf = tb[KTGEN_A_RUN_USER_BUF] ? nla_get_u64(tb[KTGEN_A_RUN_USER_BUF]) : 0;
 }
 

@@ -182,4 +182,5 @@ const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_BUSY_POLL]		= NLA_POLICY_FULL_RANGE(NLA_U32, &ktg_busy_poll_range),
 	[KTGEN_A_RUN_GSO]		= NLA_POLICY_RANGE(NLA_U32, 2, KTG_MAX_GSO),
 	[KTGEN_A_RUN_TOKEN]		= { .type = NLA_U64 },
+	[KTGEN_A_RUN_PROBE_RX]		= { .type = NLA_FLAG },
 };

@@ -205,6 +205,31 @@ static void ktg_run_rx_settle(struct ktg_run *run)
 	}
 }
 
+/* probe-rx: the window opens, the receive path counts from now. */
+static void ktg_run_rxp_open(struct ktg_run *run)
+{
+	if (!run->rx_probing)
+		return;
+	ktg_rxprobe_read(run->rxp0);
+	/* the counts before the flag: a reader seeing it sees them */
+	smp_store_release(&run->rxp_open, true);
+}
+
+/* probe-rx: the receive settled, the window's counts are final. */
+static void ktg_run_rxp_close(struct ktg_run *run)
+{
+	u64 now[KTG_RXP_N];
+	int i;
+
+	if (!run->rx_probing)
+		return;
+	ktg_rxprobe_read(now);
+	for (i = 0; run->rxp_open && i < KTG_RXP_N; i++)
+		run->rxp[i] = now[i] - run->rxp0[i];
+	ktg_rxprobe_put();
+	run->rx_probing = false;
+}
+
 /* The warmup is over: what was sent and received so far is not the
  * window's, nor the CPU time spent.
  */
@@ -222,6 +247,7 @@ static void ktg_run_window_work(struct work_struct *work)
 	}
 	run->rx_bytes0 = atomic64_read(&run->rx->bytes);
 	run->rx_msgs0 = atomic64_read(&run->rx->msgs);
+	ktg_run_rxp_open(run);
 	ktg_cpu_acct_start(&run->cpu);
 	/* the snapshot before the start time: a reader seeing wstart sees it */
 	smp_store_release(&run->wstart, ktime_get());
@@ -328,6 +354,7 @@ static void ktg_run_done_work(struct work_struct *work)
 		run->probing = false;
 	}
 	ktg_run_rx_settle(run);
+	ktg_run_rxp_close(run);
 
 	mutex_lock(&run->lock);
 	if (!run->end)
@@ -355,6 +382,8 @@ static void ktg_run_free(struct ktg_run *run)
 	ktg_run_put_mm(run);
 	if (run->probing)
 		ktg_probe_put();
+	if (run->rx_probing)
+		ktg_rxprobe_put();
 	ktg_cpu_acct_free(&run->cpu);
 	for (i = 0; run->flows && i < run->p.flows; i++)
 		ktg_flow_free(&run->flows[i]);
@@ -418,8 +447,10 @@ void ktg_run_start(struct ktg_run *run)
 	for (i = 0; i < run->p.flows; i++)
 		if (run->flows[i].state != KTG_FLOW_DONE)
 			atomic_inc(&run->sending);
-	if (!run->p.warmup_ms)
+	if (!run->p.warmup_ms) {
+		ktg_run_rxp_open(run);
 		ktg_cpu_acct_start(&run->cpu);
+	}
 	/* readers of a run published and not yet started see a start of 0 */
 	WRITE_ONCE(run->start, ktime_get());
 	run->deadline = run->p.time_ms ?
@@ -618,6 +649,10 @@ static int ktg_run_open(struct ktg_run *run, struct netlink_ext_ack *extack)
 			return err;
 		run->probing = true;
 		run->nocache0 = ktg_probe_nocache_hits();
+	}
+	if (p->probe_rx) {
+		run->rxp_avail = ktg_rxprobe_get();
+		run->rx_probing = true;
 	}
 	for (i = 0; i < p->flows; i++) {
 		err = ktg_flow_open(&run->flows[i], extack);

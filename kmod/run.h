@@ -143,6 +143,11 @@ struct ktg_run {
 	bool			probing;	/* holds the copy probe */
 	u64			nocache0;	/* probe hits at the start */
 	u64			nocache;	/* during the run, once finished */
+	bool			rx_probing;	/* holds the receive path probes */
+	bool			rxp_open;	/* rxp0 taken (release: rxp0) */
+	u32			rxp_avail;	/* BIT(enum ktg_rxp): probed */
+	u64			rxp0[KTG_RXP_N];	/* at the window's start */
+	u64			rxp[KTG_RXP_N];	/* over the window, once finished */
 	struct ktg_hist		*hist_prev;	/* rr with intervals: at the last one */
 	u64			timeouts_prev;
 	u64			late_prev;

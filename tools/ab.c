@@ -36,7 +36,10 @@ static void ab_usage(FILE *f)
 	      "  metrics summarized, not judged. Metrics: tx_bps, rx_bps, tx_pps,\n"
 	      "  rx_pps, tps, pN (any percentile the run asks for), mean_ns,\n"
 	      "  run_us_per_kb, other_us_per_kb, peer_us_per_kb, run_cycles_per_byte,\n"
-	      "  other_cycles_per_byte, retrans, lost, verify_errors, timeouts, or any\n"
+	      "  other_cycles_per_byte, retrans, lost, verify_errors, timeouts,\n"
+	      "  rx_build_pct, rx_alloc_pct, rx_frags_pct, rx_gro_merged (probe-rx:\n"
+	      "  how the receiver built its skbs; when both variants built >= 99 % of\n"
+	      "  them one way in every run, a warning says the path did not change), or any\n"
 	      "  value of the run's document as PATH:higher or PATH:lower (its JSON path\n"
 	      "  and which way is better), e.g. 'counters.snmp[\"Tcp.RetransSegs\"]:lower'.\n"
 	      "  A judged metric needs a positive value in every run.\n"
@@ -246,6 +249,7 @@ static int ab_print(const struct ab_args *a, struct variant *va, struct variant 
 		    int argc, char **argv, time_t started, long failed, int ret)
 {
 	enum verdict v[MAX_GATES + 1];
+	char w[256];
 
 	print_open_object(NULL);
 	print_provenance("ab", argc, argv, started);
@@ -262,6 +266,12 @@ static int ab_print(const struct ab_args *a, struct variant *va, struct variant 
 	print_double(PRINT_ANY, "threshold_pct", ", threshold %.3g%%\n", a->j.threshold * 100);
 	print_variant("a", va, &a->j);
 	print_variant("b", vb, &a->j);
+	if (rx_path_same(va, vb, w, sizeof(w))) {
+		print_open_array("warnings");
+		print_string(PRINT_JSON, NULL, NULL, w);
+		print_close_array();
+		print_text("warning: %s\n", w);
+	}
 	if (va->n >= 2) {
 		ab_judge(&a->j, va, vb, v);
 		if (ret == EXIT_OK)

@@ -110,6 +110,8 @@ extern volatile sig_atomic_t ab_signal;
 /* verdict.c */
 const struct metric *metric_find(const char *name);
 double metric_value(const struct metric *m, const struct json *doc);
+const char *rx_path_same(const struct variant *a, const struct variant *b, char *buf,
+			 size_t len);
 const char *metric_default(const char *test);
 enum verdict judge_one(const struct judge *j, const struct metric *m,
 			      double ratio, double p, double mde);

@@ -136,6 +136,8 @@ static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_BUSY_POLL]		= "busy-poll",
 	[KTGEN_A_RUN_GSO]		= "gso",
 	[KTGEN_A_RUN_TOKEN]		= "token",
+	[KTGEN_A_RUN_PROBE_RX]		= "probe-rx",
+	[KTGEN_A_RUN_RX_PATH]		= "rx-path",
 };
 
 static const char * const flow_names[KTGEN_A_FLOW_MAX + 1] = {

@@ -251,6 +251,10 @@ static int run_arg(struct run_args *a, int argc, char **argv)
 	const struct run_kw *kw = NULL;
 	unsigned int i;
 
+	if (!strcmp(argv[0], "probe-rx")) {
+		a->probe_rx = true;
+		return 1;
+	}
 	if (!strcmp(argv[0], "nodelay") || !strcmp(argv[0], "detach") ||
 	    !strcmp(argv[0], "probe")) {
 		*(argv[0][0] == 'n' ? &a->nodelay :

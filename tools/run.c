@@ -193,6 +193,8 @@ static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 		mnl_attr_put(nlh, KTGEN_A_RUN_DETACH, 0, NULL);
 	if (a->probe)
 		mnl_attr_put(nlh, KTGEN_A_RUN_PROBE_COPIES, 0, NULL);
+	if (a->probe_rx)
+		mnl_attr_put(nlh, KTGEN_A_RUN_PROBE_RX, 0, NULL);
 	if (a->has_interval)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_INTERVAL_MS, a->interval_ms);
 	if (a->has_warmup)
@@ -496,6 +498,9 @@ static void run_usage_keywords(FILE *f)
 	      "         so the stack makes its own user copy (tx-nocache-copy applies)\n"
 	      "probe: count the kernel's nocache user copies by a kprobe (a trap each:\n"
 	      "       shows the path taken, not clean numbers)\n"
+	      "probe-rx: count how receiving drivers built their skbs over the window\n"
+	      "       (build_skb, alloc+copy, page frags; GRO merges), by kprobes on\n"
+	      "       every CPU: traps too, and other receive traffic counts\n"
 	      "tcp_rr, udp_rr, tcp_crr: transactions of req bytes answered with resp bytes\n"
 	      "       (default 1/1, udp_rr 40/40), one outstanding per flow; tcp_crr\n"
 	      "       connects for each; rate TPS per flow makes it open loop, latency\n"
@@ -540,7 +545,7 @@ static void run_usage(FILE *f)
 	      "                 [time SECS | bytes N | msgs N]\n"
 	      "                 [tx stack|cached|nocache|zerocopy|user]\n"
 	      "                 [buffer BYTES] [sndbuf BYTES] [nodelay] [detach]\n"
-	      "                 [interval SECS] [warmup SECS] [probe]\n"
+	      "                 [interval SECS] [warmup SECS] [probe] [probe-rx]\n"
 	      "                 [req BYTES] [resp BYTES] [rate TPS] [percentiles LIST]\n"
 	      "                 [timeout SECS] [token TOKEN]\n"
 	      "                 [rate BITS/s|Npps [burst N]] [busy-poll USECS]\n"

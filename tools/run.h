@@ -90,6 +90,7 @@ struct run_args {
 	bool		nodelay;
 	bool		detach;
 	bool		probe;
+	bool		probe_rx;	/* how receiving drivers built skbs */
 	bool		has_req;
 	uint32_t	req;
 	bool		has_resp;

@@ -39,10 +39,15 @@ struct metric metrics[MAX_METRICS] = {
 	{ "lost",	{ "rx/lost" },			false,	"", 1 },
 	{ "verify_errors", { "rx/verify_errors" },	false,	"", 1 },
 	{ "timeouts",	{ "latency/timeouts" },		false,	"", 1 },
+	/* probe-rx: what a receive knob did, to show rather than to judge */
+	{ "rx_build_pct", { "rx_path/build_pct" },	true,	"%", 1 },
+	{ "rx_alloc_pct", { "rx_path/alloc_pct" },	true,	"%", 1 },
+	{ "rx_frags_pct", { "rx_path/frags_pct" },	true,	"%", 1 },
+	{ "rx_gro_merged", { "rx_path/gro_merged" },	true,	"", 1 },
 };
 
 /* The built-in ones; then those a command line named, in the order named. */
-#define NBUILTIN	19
+#define NBUILTIN	23
 size_t nmetrics = NBUILTIN;
 static char metric_names[MAX_METRICS][METRIC_NAME];
 static char metric_paths[MAX_METRICS][METRIC_NAME];
@@ -151,6 +156,49 @@ const char *metric_default(const char *test)
 	if (!strcmp(test, "tcp_stream"))
 		return "tx_bps";
 	return "p99";
+}
+
+/* The smallest of @n samples; NAN when one is missing. */
+static double samples_min(const double *x, size_t n)
+{
+	double min = INFINITY;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		min = isnan(x[i]) || isnan(min) ? NAN : fmin(min, x[i]);
+	return n ? min : NAN;
+}
+
+/*
+ * probe-rx in every run of both variants: when both built at least 99 %
+ * of their skbs the same way in every run, what was compared did not
+ * change the receive path, whatever the verdict: a warning into @buf, as
+ * a run's tx-nocache-copy one. NULL otherwise.
+ */
+const char *rx_path_same(const struct variant *a, const struct variant *b, char *buf,
+			 size_t len)
+{
+	static const struct {
+		const char	*metric;
+		const char	*way;
+	} w[] = {
+		{ "rx_build_pct", "build_skb" },
+		{ "rx_alloc_pct", "alloc+copy (netdev/napi_alloc_skb)" },
+		{ "rx_frags_pct", "page frags (napi_get_frags)" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(w); i++) {
+		size_t mi = metric_find(w[i].metric) - metrics;
+		double ma = samples_min(a->x[mi], a->n), mb = samples_min(b->x[mi], b->n);
+
+		if (ma >= 99 && mb >= 99) {
+			snprintf(buf, len, "rx path unchanged: both variants built at least 99 %% of their skbs with %s in every run (a %.1f %%, b %.1f %%)",
+				 w[i].way, ma, mb);
+			return buf;
+		}
+	}
+	return NULL;
 }
 
 /* --- the judgement ------------------------------------------------------ */
@@ -266,7 +314,7 @@ int judge_arg(struct judge *j, int argc, char **argv, const char **metric,
 		return 0;
 	if (!strcmp(argv[0], "metric")) {
 		if (!metric_find(argv[1])) {
-			usage_error("metric: a name (tx_bps, rx_bps, tx_pps, rx_pps, tps, pN, mean_ns, run_us_per_kb, other_us_per_kb, peer_us_per_kb, run_cycles_per_byte, other_cycles_per_byte, retrans, lost, verify_errors, timeouts) or PATH:higher|lower; not '%s'",
+			usage_error("metric: a name (tx_bps, rx_bps, tx_pps, rx_pps, tps, pN, mean_ns, run_us_per_kb, other_us_per_kb, peer_us_per_kb, run_cycles_per_byte, other_cycles_per_byte, retrans, lost, verify_errors, timeouts, rx_build_pct, rx_alloc_pct, rx_frags_pct, rx_gro_merged) or PATH:higher|lower; not '%s'",
 				    argv[1]);
 			return -1;
 		}

@@ -23,6 +23,7 @@
 #include "counters.h"
 #include "env.h"
 #include "hist.h"
+#include "job.h"
 #include "json.h"
 #include "ktgen.h"
 #include "nl.h"
@@ -75,7 +76,7 @@ static const char *capture_end(void)
 	return out;
 }
 
-static void sample(void)
+static void print_sample(void)
 {
 	print_open_object(NULL);
 	print_string(PRINT_ANY, "name", "name %s", "a \"b\"\n");
@@ -95,17 +96,17 @@ static void sample(void)
 static void test_print(void)
 {
 	capture_start(false, false);
-	sample();
+	print_sample();
 	CHECK_STR(capture_end(), "name a \"b\"\n bytes 18446744073709551615 ok yes\ntext only x\n");
 
 	capture_start(true, false);
-	sample();
+	print_sample();
 	CHECK_STR(capture_end(),
 		  "{\"name\":\"a \\\"b\\\"\\n\",\"bytes\":18446744073709551615,\"ok\":true,"
 		  "\"list\":[1,2],\"empty\":{},\"json_only\":null}\n");
 
 	capture_start(true, true);
-	sample();
+	print_sample();
 	CHECK_STR(capture_end(),
 		  "{\n  \"name\": \"a \\\"b\\\"\\n\",\n  \"bytes\": 18446744073709551615,\n"
 		  "  \"ok\": true,\n  \"list\": [\n    1,\n    2\n  ],\n  \"empty\": {},\n"
@@ -510,7 +511,8 @@ static void test_show(void)
 	CHECK_STR(out,
 		  "{\"id\":1,\"test\":\"tcp_stream\",\"remote_addr\":\"10.0.0.2\","
 		  "\"remote_port\":5001,\"tx_mode\":\"stack\",\"size\":65536,\"flows\":4,"
-		  "\"nodelay\":true,\"detach\":false,\"probe_copies\":false,\"state\":\"done\","
+		  "\"nodelay\":true,\"detach\":false,\"probe_copies\":false,\"probe_rx\":false,"
+		  "\"state\":\"done\","
 		  "\"duration_ns\":10000000000,\"splice\":\"none\","
 		  "\"tx\":{\"bytes\":15425000000,\"msgs\":235000,\"acked\":15425000000,"
 		  "\"send_errors\":0},\"tx_bps\":12340000000,"
@@ -1063,6 +1065,105 @@ static void test_metrics(void)
 	json_free(doc);
 }
 
+/* probe-rx: a run's rx path, @avail of its counters probed. */
+static struct nlmsghdr *rx_path_run(char *buf, uint32_t avail, const uint64_t *n)
+{
+	struct nlmsghdr *nlh = genl_msg(buf, KTGEN_CMD_RUN_DONE);
+	struct nlattr *nest;
+	unsigned int i;
+
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_ID, 5);
+	mnl_attr_put(nlh, KTGEN_A_RUN_PROBE_RX, 0, NULL);
+	nest = mnl_attr_nest_start(nlh, KTGEN_A_RUN_RX_PATH);
+	mnl_attr_put_u32(nlh, KTGEN_A_RX_PATH_AVAILABLE, avail);
+	for (i = 0; i < 5; i++)
+		if (avail & (1U << i))
+			mnl_attr_put_u64(nlh, KTGEN_A_RX_PATH_BUILD_SKB + i, n[i]);
+	mnl_attr_nest_end(nlh, nest);
+	return nlh;
+}
+
+static void test_rx_path(void)
+{
+	static const uint64_t n[5] = { 998, 2, 0, 3, 7 };
+	const char *out;
+	char buf[1024];
+
+	capture_start(false, false);
+	run_print_cb(rx_path_run(buf, 31, n), NULL);
+	out = capture_end();
+	CHECK(strstr(out, "\n  rx path: build_skb 99.8 %, alloc+copy 0.2 %, frags 0.0 % of "
+			  "1000 skbs; frags added 3, GRO merged 7\n"));
+	capture_start(true, false);
+	run_print_cb(rx_path_run(buf, 31, n), NULL);
+	out = capture_end();
+	CHECK(strstr(out, "\"probe_rx\":true"));
+	CHECK(strstr(out, "\"rx_path\":{\"available\":[\"build_skb\",\"alloc_skb\","
+			  "\"get_frags\",\"add_frag\",\"gro_merged\"],\"build_skb\":998,"
+			  "\"build_pct\":99.8,\"alloc_skb\":2,\"alloc_pct\":0.2,"
+			  "\"get_frags\":0,\"frags_pct\":0,\"skbs\":1000,\"add_frag\":3,"
+			  "\"gro_merged\":7}"));
+	/* 7.2 inlines skb_add_rx_frag; a kernel without napi_alloc_skb's
+	 * probe: no share is given, nothing claimed 0
+	 */
+	capture_start(false, false);
+	run_print_cb(rx_path_run(buf, 31 & ~2 & ~8, n), NULL);
+	out = capture_end();
+	CHECK(strstr(out, "\n  rx path: build_skb 998, alloc+copy not available, frags 0; "
+			  "frags added not available, GRO merged 7\n"));
+	capture_start(true, false);
+	run_print_cb(rx_path_run(buf, 31 & ~2 & ~8, n), NULL);
+	out = capture_end();
+	CHECK(strstr(out, "\"rx_path\":{\"available\":[\"build_skb\",\"get_frags\","
+			  "\"gro_merged\"],\"build_skb\":998,\"get_frags\":0,"
+			  "\"gro_merged\":7}"));
+	CHECK(!strstr(out, "pct") && !strstr(out, "alloc_skb"));
+	/* no kprobes (User-Mode Linux) */
+	capture_start(false, false);
+	run_print_cb(rx_path_run(buf, 0, n), NULL);
+	out = capture_end();
+	CHECK(strstr(out, "\n  rx path: build_skb not available, alloc+copy not available, "
+			  "frags not available; frags added not available, GRO merged not "
+			  "available\n"));
+}
+
+/* ab: both variants built their skbs one way: the rx path did not change. */
+static void test_rx_path_same(void)
+{
+	double a_build[3] = { 100, 99.5, 100 }, b_build[3] = { 99.9, 100, 99 };
+	double a_alloc[3] = { 0, 0.5, 0 }, b_alloc[3] = { 0.1, 0, 1 };
+	double frags[3] = { 0, 0, 0 };
+	size_t mb = metric_find("rx_build_pct") - metrics;
+	size_t ma = metric_find("rx_alloc_pct") - metrics;
+	size_t mf = metric_find("rx_frags_pct") - metrics;
+	struct variant a = { .n = 3 }, b = { .n = 3 };
+	char w[256];
+
+	a.x[mb] = a_build;
+	b.x[mb] = b_build;
+	a.x[ma] = a_alloc;
+	b.x[ma] = b_alloc;
+	a.x[mf] = b.x[mf] = frags;
+	CHECK(rx_path_same(&a, &b, w, sizeof(w)) == w);
+	CHECK_STR(w, "rx path unchanged: both variants built at least 99 % of their skbs with "
+		     "build_skb in every run (a 99.5 %, b 99.0 %)");
+	/* legacy-rx took effect in one run of b */
+	b_build[1] = 0;
+	b_alloc[1] = 100;
+	CHECK(!rx_path_same(&a, &b, w, sizeof(w)));
+	/* b copied every time, a never: changed */
+	b_build[0] = b_build[2] = 0;
+	b_alloc[0] = b_alloc[2] = 100;
+	CHECK(!rx_path_same(&a, &b, w, sizeof(w)));
+	/* both copied */
+	memcpy(a_alloc, b_alloc, sizeof(a_alloc));
+	CHECK(rx_path_same(&a, &b, w, sizeof(w)) &&
+	      strstr(w, "with alloc+copy (netdev/napi_alloc_skb) in every run"));
+	/* a run without the probe's shares says nothing */
+	a_alloc[1] = NAN;
+	CHECK(!rx_path_same(&a, &b, w, sizeof(w)));
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1081,6 +1182,8 @@ static const struct {
 	{ "env_many_flows", test_env_flows },
 	{ "metrics_any_field", test_metrics },
 	{ "preflight_warnings", test_preflight },
+	{ "rx_path_print", test_rx_path },
+	{ "ab_rx_path_same", test_rx_path_same },
 };
 
 int main(void)

@@ -110,6 +110,32 @@ t_drv_legacy_rx()
 		fail "igb: legacy-rx not put back"
 	ip -n "$NS_B" link show kd1 | grep -q LOWER_UP || fail "igb: no carrier after the knob was put back"
 	log "igb legacy-rx on for a run: the device reset, every datagram accounted for, the flag put back"
+	[ "$(uname -m)" = x86_64 ] && grep -qw register_kprobe /proc/kallsyms || return 0
+
+	# probe-rx proves the flag changed the path: with it igb copies each
+	# 64-byte datagram into an skb it allocates (igb_construct_skb),
+	# without it builds the skb around its buffer (igb_build_skb). Timed
+	# runs: the knob's reset gives the run a warmup, the window follows.
+	doc=$(ip netns exec "$NS_A" $KTGEN -j run udp_stream to 10.78.0.2 port 5420 time 1 size 64 \
+		probe-rx knob "kd1@$NS_B" priv-flag legacy-rx on) || fail "legacy-rx on, probe-rx: exit $?"
+	echo "$doc" | json_check "d['state'] == 'done' and
+		(lambda p, rx: rx > 0 and p['alloc_skb'] >= 0.9 * rx and p['alloc_pct'] >= 90)(
+			d['rx_path'], d['window']['rx_msgs'])" || fail "igb legacy-rx on: rx path"
+	log "igb legacy-rx on: $(echo "$doc" | rx_path_line)"
+	doc=$(ip netns exec "$NS_A" $KTGEN -j run udp_stream to 10.78.0.2 port 5420 time 1 size 64 \
+		probe-rx) || fail "legacy-rx off, probe-rx: exit $?"
+	echo "$doc" | json_check "d['state'] == 'done' and
+		(lambda p, rx: rx > 0 and p['build_skb'] >= 0.9 * rx and p['build_pct'] >= 90)(
+			d['rx_path'], d['rx']['msgs'])" || fail "igb legacy-rx off: rx path"
+	log "igb legacy-rx off: $(echo "$doc" | rx_path_line)"
+}
+
+# A run's document on stdin: "N received, {rx path}".
+rx_path_line()
+{
+	/usr/bin/python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(d.get("window", d["rx"])["rx_msgs" if "window" in d else "msgs"], "received,", d["rx_path"])'
 }
 case_add drv_legacy_rx t_drv_legacy_rx 180 driver
 

@@ -766,6 +766,73 @@ print("%d datagrams in %d reads, %d lost" % (r["msgs"], r["reads"], r["lost"]))'
 }
 case_add udp_gro t_udp_gro 180 smoke
 
+# probe-rx proves the receive path from the kernel's side, on a NIC whose
+# styles give a known answer: the module's kprobes count how ktn1's NAPI
+# built its skbs over a UDP run's window. At least 90 % as many skbs of the
+# style's way as datagrams the sink received (those a loaded guest's socket
+# dropped were built too), and >= 90 % of the skbs counted of that way:
+# build (napi_build_skb; into a sink taking GRO batches, over a window after
+# a warmup: GRO's merges show), legacy-rx (napi_alloc_skb, 1400-byte
+# datagrams split: the payload attached as a fragment) and rx-frags
+# (napi_get_frags, whose own skb allocation is no copy). An ab whose knob
+# leaves the path as it was (dma-nocache) says so. Without kprobes nothing
+# is available, and nothing claims 0.
+t_nic_rx_proof()
+{
+	local a style n doc out rc
+
+	load_module
+	NIC_IPV6=0 nic_pair
+	a="ip netns exec $NS_A"
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5300 rx discard rcvbuf 16M >/dev/null
+	ip netns exec "$NS_B" $KTGEN sink add udp port 5301 rx discard gro rcvbuf 16M >/dev/null
+	if ! grep -qw register_kprobe /proc/kallsyms; then
+		$a $KTGEN -j run udp_stream to $NIC_ADDR_B port 5300 msgs 50 size 64 probe-rx |
+			json_check "d['probe_rx'] and d['rx_path'] == {'available': []}"
+		return 0
+	fi
+	for style in build legacy frags; do
+		nic_style $style
+		case $style in
+		build)
+			doc=$($a $KTGEN -j run udp_stream to $NIC_ADDR_B port 5301 time 0.5 warmup 0.2 \
+				size 64 probe-rx) || fail "$style: exit $?"
+			n="p['build_skb']" ;;
+		legacy|frags)
+			doc=$($a $KTGEN -j run udp_stream to $NIC_ADDR_B port 5300 msgs 500 size 1400 \
+				probe-rx) || fail "$style: exit $?"
+			n="p[{'legacy': 'alloc_skb', 'frags': 'get_frags'}['$style']]" ;;
+		esac
+		# add_frag, where this kernel lets it be probed (7.2 inlines it),
+		# for every split or fragment
+		echo "$doc" | json_check "$UDP_DONE and d['probe_rx'] and
+			(lambda p, rx: rx >= 250 and $n >= 0.9 * rx and $n >= 0.9 * p['skbs'] and
+			 set(['build_skb', 'alloc_skb', 'get_frags', 'gro_merged']) <=
+			     set(p['available']) and
+			 ('add_frag' in p) == ('add_frag' in p['available']) and
+			 ('add_frag' not in p or (p['add_frag'] >= 0.9 * rx) == ('$style' != 'build')) and
+			 ('$style' != 'build' or 0 < p['gro_merged'] < p['skbs']))(
+			d['rx_path'], d['window']['rx_msgs'] if 'window' in d else d['rx']['msgs'])" ||
+			fail "style $style: rx path"
+		log "$style: $(echo "$doc" | /usr/bin/python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(d.get("window", d["rx"])["rx_msgs" if "window" in d else "msgs"], "received,", d["rx_path"])')"
+	done
+
+	# ab: a knob that left the path as it was is said to have
+	nic_style build
+	rc=0
+	out=$($a $KTGEN -j ab repeat 2 a "" b "knob ktn1@$NS_B priv-flag dma-nocache on" \
+		show rx_build_pct -- run udp_stream to $NIC_ADDR_B port 5300 msgs 100 size 64 \
+		probe-rx 2>/dev/null) || rc=$?
+	[ $rc = 0 ] || [ $rc = 1 ] || [ $rc = 3 ] || fail "ab dma-nocache: exit $rc"
+	echo "$out" | json_check "d['warnings'] == ['rx path unchanged: both variants built at least 99 %% of their skbs with build_skb in every run (a %.1f %%, b %.1f %%)' %
+		(min(d['a']['metrics']['rx_build_pct']['samples']),
+		 min(d['b']['metrics']['rx_build_pct']['samples']))]" || fail "ab dma-nocache: no warning"
+	log "ab dma-nocache: $(echo "$out" | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["warnings"])')"
+}
+case_add nic_rx_proof t_nic_rx_proof 120 nodebug
+
 # Unload with traffic on the pair, then a namespace removed under traffic:
 # the devices go, the kernel says nothing (run.sh checks).
 t_nic_unload()
