@@ -108,13 +108,14 @@ u64 ktg_probe_nocache_hits(void)
  * is then reported as not available rather than as 0.
  */
 static DEFINE_PER_CPU(u64 [KTG_RXP_N], ktg_rxp_hits);
-/* Inside napi_get_frags(): its own skb allocation is not a copy path's. */
-static DEFINE_PER_CPU(unsigned int, ktg_rxp_in_frags);
 static DEFINE_MUTEX(ktg_rxp_lock);	/* users, registration */
 static unsigned int ktg_rxp_users;
 static u32 ktg_rxp_avail;
 
 #ifdef CONFIG_KPROBES
+/* Inside napi_get_frags(): its own skb allocation is not a copy path's. */
+static DEFINE_PER_CPU(unsigned int, ktg_rxp_in_frags);
+
 struct ktg_rxp_slot {
 	const char	*names[2];	/* as this kernel may call it */
 	u8		counter;	/* enum ktg_rxp */
