@@ -786,7 +786,9 @@ print("reset", reset, flush=True)
 # its connections placed (worker 0 hands them to the other CPU's worker)
 # and the delete begins; then the spinner goes and the worker's first run
 # is its stop. Every connection must be reset, and none left in the
-# namespace.
+# namespace. Not on the debug kernel: there the window takes a minute,
+# and a CPU held that long is an RCU stall and a workqueue lockup report
+# (seen), not this bug.
 t_life_worker_never_ran()
 {
 	local ns pid spin wd w1 ran0 ran out=/tmp/ktg-nr.$$ n=8 rt left
@@ -837,4 +839,4 @@ t_life_worker_never_ran()
 	rm -f "$out" "$out.in"
 	log "a worker whose first run was its stop: all $n connections reset, none left"
 }
-case_add life_worker_never_ran t_life_worker_never_ran 120
+case_add life_worker_never_ran t_life_worker_never_ran 120 nodebug
