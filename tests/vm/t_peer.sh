@@ -79,6 +79,21 @@ peer_clean()
 		! pgrep -f 'peer serve' >/dev/null
 }
 
+# recipe_ran WHO RC OUT: a recipe that ran, as its caller expects of one:
+# ktgen's exit code for a comparison that ran (0, 1 or 3), its table, and
+# its verdict line last.
+recipe_ran()
+{
+	case $2 in
+	0|1|3) ;;
+	*) fail "$1: exit $2: $(echo "$3" | tail -n 15)" ;;
+	esac
+	echo "$3" | grep -Eq '^(ab|sweep): (tcp|udp)_(stream|rr),' ||
+		fail "$1: no table: $(echo "$3" | tail -n 15)"
+	[[ $(echo "$3" | tail -n 1) == "exit $2:"* ]] ||
+		fail "$1: last line '$(echo "$3" | tail -n 1)'"
+}
+
 # One recipe of examples/ as a newcomer runs it, with no arguments: on a
 # ktgen-nic pair it makes between two namespaces, shortened (2 runs of 1 s
 # a variant). It prints its table and its verdict line, exits with
@@ -134,14 +149,7 @@ t_recipes()
 			BUILD_B="$KTGEN dev set kp0 priv-flag rx-frags off" \
 			"$ex" -i kp0 -r kp1 -a $PEER_B -p ssh://root@$PEER_B -n 2 -t 1 -f 4 2>&1) || rc=$?
 		c1=$(ip netns exec "$NS_B" ethtool -S kp1 | awk '/^ *rx_copied:/ { print $2 }')
-		case $rc in
-		0|1|3) ;;
-		*) fail "$(basename "$ex") between hosts: exit $rc: $(echo "$out" | tail -n 15)" ;;
-		esac
-		echo "$out" | grep -Eq '^(ab|sweep): (tcp|udp)_(stream|rr),' ||
-			fail "$(basename "$ex"): no table: $(echo "$out" | tail -n 15)"
-		[[ $(echo "$out" | tail -n 1) == "exit $rc:"* ]] ||
-			fail "$(basename "$ex"): last line '$(echo "$out" | tail -n 1)'"
+		recipe_ran "$(basename "$ex") between hosts" "$rc" "$out"
 		case $ex in
 		*/02-*) [ $((c1 - c0)) -gt 0 ] || fail "02 between hosts: the peer's legacy-rx copied nothing" ;;
 		esac
