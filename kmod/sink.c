@@ -69,6 +69,8 @@ struct ktg_uflow {
 	u64			next_seq;	/* highest seen + 1 */
 	u64			window;		/* bit i: seq next_seq - 1 - i seen */
 	unsigned long		heard;		/* jiffies of its last datagram */
+	u64			sent;		/* its closing count, once closed */
+	u64			unheard;	/* counted lost at the close, not heard since */
 	bool			closed;
 };
 
@@ -810,6 +812,21 @@ static struct ktg_uflow *ktg_uflow_get(struct ktg_sink *sink, u64 cookie, u32 fl
 	return f;
 }
 
+/*
+ * Datagram @seq, not a duplicate, came. One the close already counted
+ * lost (the close overtook it: another tx queue, a qdisc's other flow) is
+ * found again; never more than the close counted, whatever a sender's
+ * close claimed.
+ */
+static void ktg_uflow_received(struct ktg_sink *sink, struct ktg_uflow *f, u64 seq)
+{
+	f->received++;
+	if (f->closed && seq < f->sent && f->unheard) {
+		f->unheard--;
+		KTG_RX_ADD(sink, f->rx, lost, -1ULL);
+	}
+}
+
 /* Sequence bookkeeping: in order, late (reordered) or duplicate. */
 static void ktg_uflow_seq(struct ktg_sink *sink, struct ktg_uflow *f, u64 seq)
 {
@@ -821,7 +838,7 @@ static void ktg_uflow_seq(struct ktg_sink *sink, struct ktg_uflow *f, u64 seq)
 		f->window = shift >= 64 ? 0 : f->window << shift;
 		f->window |= 1;
 		f->next_seq = seq + 1;
-		f->received++;
+		ktg_uflow_received(sink, f, seq);
 		return;
 	}
 	behind = f->next_seq - 1 - seq;
@@ -831,7 +848,7 @@ static void ktg_uflow_seq(struct ktg_sink *sink, struct ktg_uflow *f, u64 seq)
 	}
 	if (behind < 64)
 		f->window |= BIT_ULL(behind);
-	f->received++;
+	ktg_uflow_received(sink, f, seq);
 	KTG_RX_ADD(sink, f->rx, late, 1);
 }
 
@@ -843,8 +860,11 @@ static void ktg_uflow_close(struct ktg_sink *sink, struct ktg_uflow *f, u64 sent
 	f->closed = true;
 	/* the first to make room */
 	list_move(&f->node, &sink->uflows);
-	if (sent > f->received)
-		KTG_RX_ADD(sink, f->rx, lost, sent - f->received);
+	f->sent = sent;
+	if (sent > f->received) {
+		f->unheard = sent - f->received;
+		KTG_RX_ADD(sink, f->rx, lost, f->unheard);
+	}
 	if (f->rx)
 		atomic_inc(&f->rx->closed);
 }
