@@ -6,7 +6,11 @@
 # stock and debug lanes under $KTGEN_CACHE/runs). A case's time (with the
 # harness's work around it, when the line says it) and the guest's
 # calibration come from the "# CASE: SECSs" and "# calibration:" lines
-# run.sh prints. A debug cost never measured is the stock one times
+# run.sh prints; a time is scaled to the calibration the file holds (a
+# console of a guest 15 % slower than that gives costs 15 % lower than
+# its times), so figures from different machines and runs stay comparable
+# and the file's calibration never changes under the figures it kept.
+# A debug cost never measured is the stock one times
 # the median debug/stock ratio of the cases measured on both, marked
 # "est". run.sh spends the debug lane's budget by these costs (scaled by
 # its calibration against the one here). A case's slice of the rotation
@@ -46,13 +50,13 @@ awk -v newf="$new" '
 	BEGIN {
 		while ((getline l < newf) > 0) {
 			split(l, f, " ")
-			if (f[1] == "calibration") cal[f[2]] = f[3]
-			else { t[f[3], f[2]] = f[4]; seen[f[3]] = 1; meas[f[3], f[2]] = 1 }
+			if (f[1] == "calibration") run_cal[f[2]] = f[3]
+			else { got[f[3], f[2]] = f[4]; seen[f[3]] = 1; meas[f[3], f[2]] = 1 }
 		}
 	}
 	$1 == "#" && $2 == "calibration" && $3 ~ /^[0-9]+$/ {
-		if (!("stock" in cal)) cal["stock"] = $3
-		if (!("debug" in cal)) cal["debug"] = $4
+		cal["stock"] = $3
+		cal["debug"] = $4
 		next
 	}
 	/^#/ || NF < 3 { next }
@@ -63,6 +67,13 @@ awk -v newf="$new" '
 		if (!(($1, "debug") in t) && $NF != "est") { t[$1, "debug"] = $3; meas[$1, "debug"] = 1 }
 	}
 	END {
+		for (l in run_cal)
+			if (!(l in cal)) cal[l] = run_cal[l]
+		for (k in got) {
+			split(k, f, SUBSEP)
+			scale = (f[2] in run_cal) ? cal[f[2]] / run_cal[f[2]] : 1
+			t[k] = int(got[k] * scale + 0.5)
+		}
 		n = 0
 		for (c in seen)
 			if ((c, "debug") in meas && (c, "stock") in t && t[c, "stock"] >= 2)

@@ -199,4 +199,21 @@ echo "# the heaviest turn with one smoke lane: $((total / 60)) min by the costs,
 result heaviest_plan_fits "$([ "$ci" -le $((PLAN_LIMIT_MIN * 60)) ] ||
 	echo "$((ci / 60)) min at CI's slowdown, more than $PLAN_LIMIT_MIN")"
 
+# case-costs.sh scales a console's times to the file's calibration: a
+# guest twice as slow as the file's calibration gives half its times, and
+# the calibration line stays what it was.
+mkdir -p "$tmp/cc/scripts" "$tmp/cc/tests" "$tmp/cc/runs/bookworm" "$tmp/cc/runs/bookworm-debug"
+cp "$(dirname "$vm")/../scripts/case-costs.sh" "$tmp/cc/scripts/"
+cp -r "$vm" "$tmp/cc/tests/vm"
+read -r _ _ cs cd < <(grep '^# calibration ' "$vm/costs")
+printf '# calibration: %d ms (...)\n# tcp_loopback: 99.6s (200s in all)\n' $((cs * 2)) \
+	>"$tmp/cc/runs/bookworm/console.log"
+printf '# calibration: %d ms (...)\n# rr_exact: 10.0s (100s in all)\n' $((cd / 2)) \
+	>"$tmp/cc/runs/bookworm-debug/console.log"
+"$tmp/cc/scripts/case-costs.sh" "$tmp/cc/runs/bookworm" "$tmp/cc/runs/bookworm-debug" >/dev/null
+got=$(awk '/^# calibration / { print $3, $4 } $1 == "tcp_loopback" { print $2 } $1 == "rr_exact" { print $3 }' \
+	"$tmp/cc/tests/vm/costs" | tr '\n' ' ')
+result costs_scaled_to_the_file "$([ "$got" = "$cs $cd 200 100 " ] ||
+	echo "calibration, rr_exact debug, tcp_loopback stock: $got (expected $cs $cd 200 100)")"
+
 finish rotation
