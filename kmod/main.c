@@ -7,8 +7,13 @@
 
 #include <linux/module.h>
 #include <net/genetlink.h>
+#include <linux/ktgen.h>
 
+#include "copy.h"
+#include "cpu.h"
 #include "ktgen.h"
+#include "mem.h"
+#include "netlink.h"
 
 struct workqueue_struct *ktg_wq;
 

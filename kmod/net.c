@@ -8,6 +8,8 @@
 #include <net/sock.h>
 
 #include "ktgen.h"
+#include "run.h"
+#include "sink.h"
 
 static unsigned int ktg_net_id __read_mostly;
 

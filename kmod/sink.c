@@ -22,11 +22,18 @@
 #include <net/sock.h>
 #include <net/tcp.h>
 #include <net/udp.h>
+#include <linux/ktgen.h>
 
 #include "compat.h"
+#include "copy.h"
 #include "ktgen.h"
+#include "mem.h"
+#include "nocache.h"
+#include "policy.h"
 #include "proto.h"
 #include "sink.h"
+#include "stats.h"
+#include "worker.h"
 
 #define KTG_RX_ROUND	SZ_1M		/* bytes per connection per round */
 #define KTG_ACCEPT_ROUND	64	/* connections accepted per pass */

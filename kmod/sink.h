@@ -1,13 +1,45 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A sink, for sink.c and the netlink handlers that list them.
+ * Sinks (sink.c): what one is asked for, what it holds, and its life.
  */
 #ifndef _KTG_SINK_H
 #define _KTG_SINK_H
 
+#include <linux/cpumask.h>
 #include <linux/siphash.h>
+#include <linux/socket.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
 
 #include "ktgen.h"
+#include "stats.h"
+#include "worker.h"
+
+struct ktg_sink_params {
+	u32			proto;
+	u32			rx_mode;
+	struct sockaddr_storage	addr;
+	cpumask_var_t		cpus;
+	u32			rcvbuf;
+	u64			user_buf;	/* rx user */
+	u64			user_len;
+	u32			busy_poll_us;
+	bool			gro;		/* UDP_GRO: batches read whole */
+	bool			rr;		/* answers requests */
+	u32			resp_max;	/* larger than the request: token only */
+	u32			max_conns;	/* TCP connections, UDP flows tracked */
+	u32			idle_ms;	/* hello deadline, UDP flow idle time */
+	u32			portid;		/* the creator's socket */
+	bool			detach;		/* rx user: outlives that socket */
+	u8			families;	/* asked, then served: KTG_FAMILY_* */
+};
+
+#define KTG_FAMILY_IPV4		BIT(0)
+#define KTG_FAMILY_IPV6		BIT(1)
+
+#define KTG_RX_BUF	SZ_64K		/* a worker's copy target or user slice */
+#define KTG_DEFAULT_MAX_CONNS	4096
+#define KTG_DEFAULT_IDLE_MS	30000
 
 struct ktg_sink {
 	refcount_t		ref;		/* kn->sinks' and each reader's */
@@ -36,5 +68,22 @@ struct ktg_sink {
 	struct work_struct	owner_work;	/* its owner is gone: delete it */
 	u64			token;		/* answers above the request's size */
 };
+
+/* Takes over p->cpus, and frees it when it fails. The sink runs but is
+ * not listed until ktg_sink_publish().
+ */
+int ktg_sink_create(struct ktg_net *kn, struct ktg_sink_params *p,
+		    struct ktg_sink **sinkp, struct netlink_ext_ack *extack);
+void ktg_sink_publish(struct ktg_sink *sink);
+void ktg_sink_discard(struct ktg_sink *sink);
+void ktg_sink_destroy(struct ktg_sink *sink);
+struct ktg_sink *ktg_sink_get(struct ktg_net *kn, u32 id);
+struct ktg_sink *ktg_sink_get_next(struct ktg_net *kn, unsigned long *id);
+void ktg_sink_put(struct ktg_sink *sink);
+int ktg_sink_del(struct ktg_net *kn, u32 id);
+u32 ktg_sink_slots(const struct ktg_sink_params *p);
+void ktg_sinks_destroy_all(struct ktg_net *kn);
+void ktg_sinks_wait_dying(struct ktg_net *kn);
+void ktg_sinks_owner_gone(struct ktg_net *kn, u32 portid);
 
 #endif /* _KTG_SINK_H */
