@@ -2,6 +2,8 @@
 /*
  * Per network namespace state.
  */
+#include <linux/in.h>
+#include <linux/in6.h>
 #include <linux/netdevice.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -127,6 +129,18 @@ void ktg_sock_release(struct socket *sock)
 	if (READ_ONCE(ktg_pernet(sock_net(sock->sk))->exiting))
 		sock_no_linger(sock->sk);
 	sock_release(sock);
+}
+
+int ktg_addr_len(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					   sizeof(struct sockaddr_in);
+}
+
+__be16 ktg_addr_port(const struct sockaddr_storage *ss)
+{
+	return ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port :
+		((const struct sockaddr_in *)ss)->sin_port;
 }
 
 /* Kernel sockets do not pin their namespace: runs and sinks go before it

@@ -1726,15 +1726,3 @@ void ktg_sinks_owner_gone(struct ktg_net *kn, u32 portid)
 	}
 	mutex_unlock(&kn->lock);
 }
-
-int ktg_addr_len(const struct sockaddr_storage *ss)
-{
-	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
-					   sizeof(struct sockaddr_in);
-}
-
-__be16 ktg_addr_port(const struct sockaddr_storage *ss)
-{
-	return ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port :
-		((const struct sockaddr_in *)ss)->sin_port;
-}
