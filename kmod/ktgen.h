@@ -57,14 +57,15 @@ bool ktg_net_owns(struct ktg_net *kn, u32 portid);
 /* Work that may outlive a request: run completion. Flushed at unload. */
 extern struct workqueue_struct *ktg_wq;
 
+/* The pernet id of struct ktg_net (main.c registers it). */
+extern unsigned int ktg_net_id;
+
 /* Socket addresses, for sinks and runs. */
 __be16 ktg_addr_port(const struct sockaddr_storage *ss);
 int ktg_addr_len(const struct sockaddr_storage *ss);
 
 struct ktg_net *ktg_pernet(const struct net *net);
 void ktg_sock_release(struct socket *sock);
-int ktg_pernet_init(void);
-void ktg_pernet_exit(void);
 
 /* Runs and sinks a namespace may hold (module-wide settings). */
 #define KTG_MAX_OBJECTS_DEFAULT	4096
