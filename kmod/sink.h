@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "ktgen.h"
+#include "proto.h"
 #include "stats.h"
 #include "worker.h"
 
@@ -85,5 +86,52 @@ u32 ktg_sink_slots(const struct ktg_sink_params *p);
 void ktg_sinks_destroy_all(struct ktg_net *kn);
 void ktg_sinks_wait_dying(struct ktg_net *kn);
 void ktg_sinks_owner_gone(struct ktg_net *kn, u32 portid);
+
+/* The receive paths (sink-tcp.c, sink-udp.c), for a sink's life. */
+/* A TCP connection, served by one worker of its sink. */
+struct ktg_conn {
+	struct list_head	node;		/* pending, or its worker's own */
+	struct list_head	ready;		/* on its worker's items (w->lock) */
+	struct ktg_sink		*sink;
+	struct socket		*sock;
+	struct ktg_sock_watch	watch;		/* its wake-ups: ktg_conn_wake() */
+	struct ktg_rx_stats	*rx;		/* the sending run's, same host */
+	struct ktg_hello	hello;
+	u32			hello_len;
+	u32			pattern_pages;	/* 0: not a ktgen sender */
+	u64			off;		/* payload bytes received */
+	u32			req;		/* tcp-rr: request and response sizes */
+	u32			resp;
+	u64			answered;	/* requests answered */
+	u64			resp_left;	/* response bytes not yet sent */
+	bool			nodelay;	/* set for the responses */
+	bool			refused;	/* its hello asked what may not be */
+	bool			closing;	/* the sink's FIN sent */
+	bool			placed;		/* off the pending list */
+	unsigned long		deadline;	/* jiffies: the whole hello by then */
+	unsigned long		heard;		/* jiffies: data last read */
+	unsigned long		fin_by;		/* jiffies: closing, reset by then */
+};
+
+/* A UDP sender, by its cookie and flow id. */
+struct ktg_uflow {
+	struct hlist_node	hnode;		/* in the sink's hash of senders */
+	struct list_head	node;		/* in its list, least recently heard first */
+	u64			cookie;
+	u32			flow;
+	struct ktg_rx_stats	*rx;
+	u64			received;
+	u64			next_seq;	/* highest seen + 1 */
+	u64			window;		/* bit i: seq next_seq - 1 - i seen */
+	unsigned long		heard;		/* jiffies of its last datagram */
+	u64			sent;		/* its closing count, once closed */
+	u64			unheard;	/* counted lost at the close, not heard since */
+	bool			closed;
+};
+
+int ktg_sink_tcp_worker(void *arg);
+void ktg_conns_close_all(struct ktg_worker *w, struct list_head *conns);
+int ktg_sink_udp_worker(void *arg);
+void ktg_uflow_free(struct ktg_sink *sink, struct ktg_uflow *f);
 
 #endif /* _KTG_SINK_H */
