@@ -2,7 +2,7 @@
 /*
  * ktgen: in-kernel TCP/UDP traffic generator and sink.
  * The per network namespace state (net.c) and the module-wide limits on
- * what a namespace holds.
+ * what a namespace holds (mem.c).
  */
 #ifndef _KTGEN_H
 #define _KTGEN_H
