@@ -14,9 +14,12 @@
 #include <linux/in6.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
+#include <linux/ktgen.h>
 
 #include "compat.h"
+#include "copy.h"
 #include "ktgen.h"
+#include "mem.h"
 #include "proto.h"
 
 /* The nocache copy itself is nocache.h's, shared with ktgen_nic.ko. */

@@ -20,9 +20,10 @@
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
+#include <linux/ktgen.h>
 
 #include "compat.h"
-#include "ktgen.h"
+#include "cpu.h"
 
 static char *cpu_event = "cycles";
 module_param(cpu_event, charp, 0444);

@@ -17,9 +17,18 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <linux/ktgen.h>
 
 #include "compat.h"
+#include "copy.h"
+#include "cpu.h"
 #include "flow.h"
+#include "hist.h"
+#include "ktgen.h"
+#include "nocache.h"
+#include "proto.h"
+#include "run.h"
+#include "worker.h"
 
 #define KTG_CONNECT_TIMEOUT	(30 * HZ)
 #define KTG_DRAIN_TIMEOUT	(30 * HZ)

@@ -10,6 +10,8 @@
  */
 #include "budget.h"
 #include "ktgen.h"
+#include "mem.h"
+#include "policy.h"
 
 static struct ktg_budget ktg_mem = KTG_BUDGET_INIT(ktg_mem, KTG_MEM_BUDGET_DEFAULT);
 

@@ -1,33 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per network namespace state.
+ * Per network namespace state: ids, counts and owners of runs and sinks,
+ * and the module's sockets' helpers. main.c registers it with each
+ * namespace and tears the namespace's runs and sinks down.
  */
-#include <linux/netdevice.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/sock.h>
 
 #include "ktgen.h"
 
-static unsigned int ktg_net_id __read_mostly;
+unsigned int ktg_net_id __read_mostly;
+
+/* Work that may outlive a request: run completion. Flushed at unload. */
+struct workqueue_struct *ktg_wq;
 
 struct ktg_net *ktg_pernet(const struct net *net)
 {
 	return net_generic(net, ktg_net_id);
-}
-
-static int __net_init ktg_net_init(struct net *net)
-{
-	struct ktg_net *kn = ktg_pernet(net);
-
-	kn->net = net;
-	mutex_init(&kn->lock);
-	xa_init_flags(&kn->sinks, XA_FLAGS_ALLOC1);
-	xa_init_flags(&kn->runs, XA_FLAGS_ALLOC1);
-	xa_init(&kn->owners);
-	INIT_LIST_HEAD(&kn->sinks_dying);
-	spin_lock_init(&kn->dying_lock);
-	return 0;
 }
 
 /*
@@ -127,67 +120,14 @@ void ktg_sock_release(struct socket *sock)
 	sock_release(sock);
 }
 
-/* Kernel sockets do not pin their namespace: runs and sinks go before it
- * does (and before the module, which unregisters this on unload), those
- * an owner's work is tearing down too.
- */
-static void __net_exit ktg_net_pre_exit(struct net *net)
+int ktg_addr_len(const struct sockaddr_storage *ss)
 {
-	struct ktg_net *kn = ktg_pernet(net);
-
-	WRITE_ONCE(kn->exiting, true);
-	ktg_runs_destroy_all(kn);
-	ktg_sinks_destroy_all(kn);
-	ktg_sinks_wait_dying(kn);
+	return ss->ss_family == AF_INET6 ? sizeof(struct sockaddr_in6) :
+					   sizeof(struct sockaddr_in);
 }
 
-static void __net_exit ktg_net_exit(struct net *net)
+__be16 ktg_addr_port(const struct sockaddr_storage *ss)
 {
-	struct ktg_net *kn = ktg_pernet(net);
-
-	WARN_ON_ONCE(!xa_empty(&kn->sinks) || !xa_empty(&kn->runs) ||
-		     !xa_empty(&kn->owners) || !list_empty(&kn->sinks_dying));
-	xa_destroy(&kn->owners);
-	mutex_destroy(&kn->lock);
-}
-
-static struct pernet_operations ktg_net_ops = {
-	.init		= ktg_net_init,
-	.pre_exit	= ktg_net_pre_exit,
-	.exit		= ktg_net_exit,
-	.id		= &ktg_net_id,
-	.size		= sizeof(struct ktg_net),
-};
-
-/* A device going away ends the runs bound to it. */
-static int ktg_net_dev_event(struct notifier_block *nb, unsigned long event, void *ptr)
-{
-	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-
-	if (event == NETDEV_UNREGISTER)
-		ktg_runs_dev_gone(ktg_pernet(dev_net(dev)), dev->ifindex);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block ktg_net_dev_notifier = {
-	.notifier_call = ktg_net_dev_event,
-};
-
-int ktg_pernet_init(void)
-{
-	int err;
-
-	err = register_pernet_subsys(&ktg_net_ops);
-	if (err)
-		return err;
-	err = register_netdevice_notifier(&ktg_net_dev_notifier);
-	if (err)
-		unregister_pernet_subsys(&ktg_net_ops);
-	return err;
-}
-
-void ktg_pernet_exit(void)
-{
-	unregister_netdevice_notifier(&ktg_net_dev_notifier);
-	unregister_pernet_subsys(&ktg_net_ops);
+	return ss->ss_family == AF_INET6 ? ((const struct sockaddr_in6 *)ss)->sin6_port :
+		((const struct sockaddr_in *)ss)->sin_port;
 }

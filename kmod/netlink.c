@@ -11,10 +11,21 @@
 #include <linux/uaccess.h>
 #include <linux/utsname.h>
 #include <net/genetlink.h>
+#include <linux/ktgen.h>
 
 #include "compat.h"
+#include "copy.h"
+#include "cpu.h"
+#include "hist.h"
+#include "ktgen.h"
+#include "mem.h"
+#include "netlink.h"
+#include "policy.h"
+#include "probe.h"
+#include "proto.h"
 #include "run.h"
 #include "sink.h"
+#include "stats.h"
 
 static struct genl_family ktg_nl_family;
 

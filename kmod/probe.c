@@ -12,8 +12,9 @@
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <net/netlink.h>
 
-#include "ktgen.h"
+#include "probe.h"
 
 static DEFINE_PER_CPU(u64, ktg_nocache_hits);
 static DEFINE_MUTEX(ktg_probe_lock);	/* users, registration */

@@ -12,6 +12,11 @@
 
 #include "compat.h"
 #include "flow.h"
+#include "hist.h"
+#include "ktgen.h"
+#include "proto.h"
+#include "run.h"
+#include "worker.h"
 
 /* A transaction done (or given up): the next one is due one period after
  * this one's slot in open loop, at once in closed loop.

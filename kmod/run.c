@@ -12,9 +12,20 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/ktgen.h>
 
 #include "compat.h"
+#include "copy.h"
+#include "cpu.h"
+#include "hist.h"
+#include "ktgen.h"
+#include "mem.h"
+#include "netlink.h"
+#include "probe.h"
+#include "proto.h"
 #include "run.h"
+#include "stats.h"
+#include "worker.h"
 
 #define KTG_DEFAULT_TIME_MS	10000
 #define KTG_RX_SETTLE		(2 * HZ)

@@ -1,16 +1,72 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Runs and their flows: shared by run.c (life cycle, results) and flow.c
- * (connection and send paths).
+ * Runs and their flows: what a run is asked for and its life (run.c), for
+ * the netlink handlers and the namespace; what run.c (life cycle, results)
+ * and flow.c (connection and send paths) share.
  */
 #ifndef _KTG_RUN_H
 #define _KTG_RUN_H
 
 #include <linux/bvec.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/socket.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
 
+#include "copy.h"
+#include "cpu.h"
 #include "hist.h"
 #include "ktgen.h"
+#include "policy.h"
+#include "probe.h"
 #include "proto.h"
+#include "stats.h"
+#include "worker.h"
+
+#define KTG_DEFAULT_BUFFER	SZ_64K
+struct ktg_run_params {
+	u32			test;
+	struct sockaddr_storage	remote;
+	struct sockaddr_storage	local;
+	bool			has_local;
+	u32			ifindex;
+	u32			size;
+	u32			flows;
+	cpumask_var_t		cpus;
+	u32			time_ms;
+	u64			bytes;
+	u64			msgs;
+	u32			tx_mode;
+	u64			buffer;
+	u32			sndbuf;
+	bool			nodelay;
+	bool			detach;
+	u32			interval_ms;
+	u32			warmup_ms;
+	u64			user_buf;	/* tx user */
+	bool			probe_copies;
+	bool			probe_rx;
+	u32			req_size;	/* tcp-rr, udp-rr */
+	u32			resp_size;
+	u32			rate;		/* transactions/s per flow, 0: closed loop */
+	u32			rr_timeout_ms;
+	u64			pace_bps;	/* streams: per flow */
+	u32			pace_pps;
+	u32			burst;
+	u32			busy_poll_us;
+	u32			gso;		/* udp_stream: datagrams per call */
+	u64			token;		/* the sink's, in every request */
+	u32			npercentiles;
+	u32			percentiles[KTG_MAX_PERCENTILES];	/* ppm */
+};
+
+static inline bool ktg_test_rr(u32 test)
+{
+	return test == KTGEN_TEST_TCP_RR || test == KTGEN_TEST_UDP_RR ||
+	       test == KTGEN_TEST_TCP_CRR;
+}
 
 #define KTG_TX_BATCH	16	/* pages per send call on the TCP page paths */
 #define KTG_VISIT_SENDS	16	/* send calls per flow per visit, at most */
@@ -190,6 +246,26 @@ static inline void ktg_run_hold(struct ktg_run *run)
 {
 	refcount_inc(&run->ref);
 }
+
+/* Takes over p->cpus, and frees it when it fails. The run is built, not
+ * listed and not started: ktg_run_publish(), then (after the reply, which
+ * so comes before any notification of the run) ktg_run_start().
+ */
+int ktg_run_create(struct ktg_net *kn, struct ktg_run_params *p, u32 portid,
+		   struct ktg_run **runp, struct netlink_ext_ack *extack);
+void ktg_run_publish(struct ktg_run *run);
+void ktg_run_start(struct ktg_run *run);
+struct ktg_run *ktg_run_get(struct ktg_net *kn, u32 id);
+struct ktg_run *ktg_run_get_next(struct ktg_net *kn, unsigned long *id);
+void ktg_run_put(struct ktg_run *run);
+void ktg_run_stop(struct ktg_run *run);
+int ktg_run_stop_id(struct ktg_net *kn, u32 id);
+int ktg_run_del(struct ktg_net *kn, u32 id, struct netlink_ext_ack *extack);
+void ktg_runs_stop_all(struct ktg_net *kn);
+void ktg_runs_del_finished(struct ktg_net *kn);
+void ktg_runs_owner_gone(struct ktg_net *kn, u32 portid);
+void ktg_runs_dev_gone(struct ktg_net *kn, int ifindex);
+void ktg_runs_destroy_all(struct ktg_net *kn);
 
 u32 ktg_run_state_uapi(u32 state);
 int ktg_flow_open(struct ktg_flow *f, struct netlink_ext_ack *extack);

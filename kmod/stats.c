@@ -9,7 +9,7 @@
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
-#include "ktgen.h"
+#include "stats.h"
 
 static DEFINE_XARRAY(ktg_cookies);
 

@@ -17,9 +17,13 @@
 #include <linux/udp.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <linux/ktgen.h>
 
 #include "compat.h"
 #include "flow.h"
+#include "nocache.h"
+#include "run.h"
+#include "worker.h"
 
 #define KTG_SEND_CHUNK		SZ_64K		/* bytes per stack send call */
 

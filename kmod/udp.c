@@ -12,9 +12,14 @@
 #include <linux/udp.h>
 #include <net/sock.h>
 #include <net/tcp.h>
+#include <linux/ktgen.h>
 
 #include "compat.h"
 #include "flow.h"
+#include "nocache.h"
+#include "proto.h"
+#include "run.h"
+#include "worker.h"
 
 #define KTG_UDP_CLOSES		3
 #define KTG_UDP_CLOSE_GAP	(HZ / 20)

@@ -22,7 +22,7 @@
 #include <net/sock.h>
 
 #include "compat.h"
-#include "ktgen.h"
+#include "worker.h"
 
 /* Before anything can kick the worker: sockets are watched before their
  * workers start.

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CPU accounting (cpu.c): every online CPU over a run's measured window,
+ * by cycle counters where the CPU has a PMU, else by busy time.
+ */
+#ifndef _KTG_CPU_H
+#define _KTG_CPU_H
+
+#include <linux/cpumask.h>
+#include <linux/types.h>
+
+struct perf_event;
+
+/* A CPU account's window: opened (its start values taken), then closed. */
+#define KTG_CPU_WINDOW_OPENED	0
+#define KTG_CPU_WINDOW_CLOSED	1
+
+struct ktg_cpu_acct {
+	u32			method;		/* enum ktgen_cpu_method */
+	struct cpumask		online;		/* the CPUs bracketed */
+	struct perf_event	**ev;		/* per CPU, counter methods */
+	u64			*busy;		/* per CPU: at start, then used */
+	u64			*count;		/* per CPU: at start, then used */
+	unsigned long		window;		/* KTG_CPU_WINDOW_* bits */
+	bool			done;		/* the values are final */
+	bool			counted;	/* counters ran all the window: cycles
+						 * are theirs (else busy time's)
+						 */
+};
+
+int ktg_cpu_init(void);
+bool ktg_cpu_have_pmu(void);
+int ktg_cpu_acct_init(struct ktg_cpu_acct *a);
+void ktg_cpu_acct_free(struct ktg_cpu_acct *a);
+void ktg_cpu_acct_start(struct ktg_cpu_acct *a);
+void ktg_cpu_acct_stop(struct ktg_cpu_acct *a);
+
+#endif /* _KTG_CPU_H */
