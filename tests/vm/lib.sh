@@ -474,6 +474,24 @@ fault_setup()
 	echo "ktgen-test: fault injection" >/dev/kmsg
 }
 
+# fault_every: the nlfault walks that follow (request and cli) fail every
+# 5th site, not each (nlfault.c: NLFAULT_EVERY), from an offset the debug
+# lane's rotation turns. For a case of a slice, which is owed in every
+# fifth make check (run.sh: when KTGEN_ROTATION % 5 is its slice), the
+# offset is its turn's count, KTGEN_ROTATION / 5: five of its owed runs
+# fail every site, each judged as in a whole walk (the core cases, run in
+# every make check, walk whole). KTGEN_FAULT_EVERY=1: whole walks (by
+# hand, say; vm-suite.sh's rotation is 0 unless given).
+fault_every()
+{
+	local k=${KTGEN_FAULT_EVERY:-5} i
+
+	[ "$k" -gt 1 ] || return 0
+	i=$(( ${KTGEN_ROTATION:-0} / 5 % k ))
+	export NLFAULT_EVERY=$k:$i
+	log "fault walks: every $k sites from site $((i + 1)) (turn ${KTGEN_ROTATION:-0}; KTGEN_FAULT_EVERY=1: every site)"
+}
+
 # What runs still running 5 s after a request or a stop are doing (nlfault
 # runs it then, through NLFAULT_SLOW): the runs, the TCP sockets but those
 # in TIME-WAIT, and the kernel stacks of ktgen's threads and of every task

@@ -39,6 +39,11 @@
  *     their drain's 30 s and 5 more), and the same request works again
  *     with no fault, its run stopped at once ending within 5 s.
  * At the end, after cleanup, the census is the one the walk began with.
+ * NLFAULT_EVERY=K:I (lib.sh: fault_every) fails only every Kth site, from
+ * the (I + 1)th on (the 1st, then the (K + 1)th, ... for I = 0): the
+ * debug lane's turns take the K offsets in turn, so that K runs of a walk
+ * fail every site; each site failed is judged as in a whole walk, the
+ * walk ends at the first site of its steps never reached.
  * Runs not ended 5 s after a request or a stop: the command in
  * NLFAULT_SLOW, when set, says what they do (lib.sh: runs_slow_report).
  *
@@ -91,6 +96,37 @@ struct opts opts;
 #define DEBUGFS		"/sys/kernel/debug"
 
 static int fail_nth_fd;
+
+/* NLFAULT_EVERY: the walks' step and first site (request and cli walks). */
+static unsigned int walk_every = 1, walk_first = 1;
+
+static int walk_every_parse(const char *v)
+{
+	unsigned int k, i;
+	char end;
+
+	if (!v || !*v)
+		return 0;
+	if (sscanf(v, "%u:%u%c", &k, &i, &end) != 2 || !k || i >= k) {
+		fprintf(stderr, "nlfault: NLFAULT_EVERY=%s: want K:I, 0 <= I < K\n", v);
+		return -1;
+	}
+	walk_every = k;
+	walk_first = i + 1;
+	return 0;
+}
+
+/* What a walk's summary says of its steps ("" for a whole walk). */
+static const char *walk_steps(void)
+{
+	static char buf[64];
+
+	if (walk_every == 1)
+		return "";
+	snprintf(buf, sizeof(buf), " (or fewer; failed: every %u from site %u)", walk_every,
+		 walk_first);
+	return buf;
+}
 
 static void fail_nth_set(unsigned int n)
 {
@@ -885,7 +921,7 @@ static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 	 * write would be a fault site of its own).
 	 */
 	quiet = open("/dev/null", O_WRONLY);
-	for (n = 1; n < MAX_NTH; n++) {
+	for (n = walk_first; n < MAX_NTH; n += walk_every) {
 		int saved;
 		bool unused;
 
@@ -971,9 +1007,9 @@ static int fault_requests(uint8_t cmd, char **attrs, int nattrs)
 	}
 	nl_close(&ctx);
 	close(quiet);
-	printf("# command %u: %u fault sites, %u refused (%u in ktgen's own code, %u user copies), %u bad, %.0f s (%.1f s waiting for the census to settle, %.1f s the longest)\n",
-	       cmd, n - 1, errors, ours, copies, bad, now_s() - t0, settle_waits / 20.0,
-	       settle_longest);
+	printf("# command %u: %u fault sites%s, %u refused (%u in ktgen's own code, %u user copies), %u bad, %.0f s (%.1f s waiting for the census to settle, %.1f s the longest)\n",
+	       cmd, n - 1, walk_steps(), errors, ours, copies, bad, now_s() - t0,
+	       settle_waits / 20.0, settle_longest);
 	return bad || n >= MAX_NTH ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -1168,7 +1204,7 @@ static int fault_cli(char *req, char *undo)
 	}
 	if (cli_want(&ctx, undo, quiet, &start, &want))
 		return EXIT_FAIL;
-	for (n = 1; n < MAX_NTH; n++) {
+	for (n = walk_first; n < MAX_NTH; n += walk_every) {
 		bool unused;
 
 		step_n = n;
@@ -1214,8 +1250,9 @@ static int fault_cli(char *req, char *undo)
 	nl_close(&ctx);
 	close(quiet);
 	close(err_fd);
-	printf("# '%s': %u fault sites, %u refused (%u in ktgen's own code, %u user copies), %u bad, %.0f s (%.1f s waiting for the census to settle)\n",
-	       req, n - 1, errors, ours, copies, bad, now_s() - t0, settle_waits / 20.0);
+	printf("# '%s': %u fault sites%s, %u refused (%u in ktgen's own code, %u user copies), %u bad, %.0f s (%.1f s waiting for the census to settle)\n",
+	       req, n - 1, walk_steps(), errors, ours, copies, bad, now_s() - t0,
+	       settle_waits / 20.0);
 	return bad || n >= MAX_NTH ? EXIT_FAIL : EXIT_OK;
 }
 
@@ -1576,6 +1613,8 @@ int main(int argc, char **argv)
 		return EXIT_FAIL;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (walk_every_parse(getenv("NLFAULT_EVERY")))
+		return EXIT_USAGE;
 	if (!strcmp(argv[1], "load"))
 		return fault_load(argv[2]);
 	if (!strcmp(argv[1], "cli") && argc == 4) {
