@@ -475,16 +475,17 @@ fault_setup()
 }
 
 # fault_every: the nlfault walks that follow (request and cli) fail every
-# 5th site, not each (nlfault.c: NLFAULT_EVERY), from an offset the debug
+# 3rd site, not each (nlfault.c: NLFAULT_EVERY), from an offset the debug
 # lane's rotation turns. For a case of a slice, which is owed in every
 # fifth make check (run.sh: when KTGEN_ROTATION % 5 is its slice), the
-# offset is its turn's count, KTGEN_ROTATION / 5: five of its owed runs
-# fail every site, each judged as in a whole walk (the core cases, run in
-# every make check, walk whole). KTGEN_FAULT_EVERY=1: whole walks (by
-# hand, say; vm-suite.sh's rotation is 0 unless given).
+# offset is its turn's count, KTGEN_ROTATION / 5: three of its owed runs
+# (fifteen make checks) fail every site, each judged as in a whole walk
+# (the core cases, run in every make check, walk whole).
+# KTGEN_FAULT_EVERY=1: whole walks (by hand, say; vm-suite.sh's rotation
+# is 0 unless given).
 fault_every()
 {
-	local k=${KTGEN_FAULT_EVERY:-5} i
+	local k=${KTGEN_FAULT_EVERY:-3} i
 
 	[ "$k" -gt 1 ] || return 0
 	i=$(( ${KTGEN_ROTATION:-0} / 5 % k ))

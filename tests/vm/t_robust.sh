@@ -88,7 +88,7 @@ case_add fuzz t_fuzz 300 core
 # made it, and leaves no object, worker, socket, module reference or
 # charged byte; a success leaves exactly its object, and its run ends with
 # rx == tx; after the walk everything is as it began. kmemleak checks the
-# memory behind it. (fault_sink: a fifth of the sites a turn, fault_every.)
+# memory behind it. (fault_sink: a third of the sites a turn, fault_every.)
 # Attribute numbers: include/uapi/linux/ktgen.h (KTGEN_A_SINK_*: 2 proto,
 # 4 port, 5 rx mode, 6 CPUs, 8 all, 15 rr; KTGEN_A_RUN_*: 1 id, 2 test, 3
 # remote address, 4 port, 8 flows, 9 CPUs, 10 time, 12 msgs, 13 tx mode,
@@ -144,7 +144,7 @@ case_add fault_run t_fault_run 600 core
 
 # Every run shape, each allocation its creation makes failed in turn: UDP
 # (plain and GSO) and request/response (rr, crr) on 2 flows and 2 CPUs
-# (a fifth of the sites a turn: fault_every).
+# (a third of the sites a turn: fault_every).
 t_fault_run_shapes()
 {
 	local to="3:hex:7f000001" cpus="8:u32:2 9:hex:03"
@@ -211,7 +211,7 @@ case_add fault_run_ops t_fault_run_ops 600
 # cli: the CLI's command called under the fault): ~700 sites, from the
 # rtnetlink request through both devices' registration; a failure in
 # ktgen_nic's own code says why (-m: the kernel's message, extack). A
-# fifth of the sites a turn (fault_every).
+# third of the sites a turn (fault_every).
 t_fault_nic()
 {
 	fault_setup
