@@ -189,6 +189,9 @@ if has_tier uml; then
 	uml_pid=$!
 fi
 
+# The unit tier's tests run side by side, one a CPU (tools/Makefile's
+# CHECK_JOBS, from the environment too), each one's KTAP printed whole
+# when it ends: its verdicts are counted as they were run one by one.
 has_tier unit && run_tier unit make -s -C "$top/tools" check
 has_tier uapi && run_tier uapi "$here/check-uapi.sh"
 has_tier checkpatch && run_tier checkpatch checkpatch_ktap
