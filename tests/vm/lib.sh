@@ -474,7 +474,7 @@ fault_setup()
 	echo "ktgen-test: fault injection" >/dev/kmsg
 }
 
-# fault_every: the nlfault walks that follow (request and cli) fail every
+# fault_every: the nlfault walks that follow (request, cli, load) fail every
 # 3rd site, not each (nlfault.c: NLFAULT_EVERY), from an offset the debug
 # lane's rotation turns. For a case of a slice, which is owed in every
 # fifth make check (run.sh: when KTGEN_ROTATION % 5 is its slice), the

@@ -39,11 +39,12 @@
  *     their drain's 30 s and 5 more), and the same request works again
  *     with no fault, its run stopped at once ending within 5 s.
  * At the end, after cleanup, the census is the one the walk began with.
- * NLFAULT_EVERY=K:I (lib.sh: fault_every) fails only every Kth site, from
- * the (I + 1)th on (the 1st, then the (K + 1)th, ... for I = 0): the
- * debug lane's turns take the K offsets in turn, so that K runs of a walk
- * fail every site; each site failed is judged as in a whole walk, the
- * walk ends at the first site of its steps never reached.
+ * NLFAULT_EVERY=K:I (lib.sh: fault_every) fails only every Kth site of the
+ * request, cli, load and unload walks, from the (I + 1)th on (the 1st,
+ * then the (K + 1)th, ... for I = 0): the debug lane's turns take the K
+ * offsets in turn, so that K runs of a walk fail every site; each site
+ * failed is judged as in a whole walk, the walk ends at the first site of
+ * its steps never reached.
  * Runs not ended 5 s after a request or a stop: the command in
  * NLFAULT_SLOW, when set, says what they do (lib.sh: runs_slow_report).
  *
@@ -1494,7 +1495,7 @@ static unsigned int fault_unload(int fd, const char *name)
 	unsigned int n, refused = 0, failed = 0;
 	int err;
 
-	for (n = 1; n < MAX_NTH; n++) {
+	for (n = walk_first; n < MAX_NTH; n += walk_every) {
 		if (syscall(SYS_finit_module, fd, "", 0)) {
 			printf("# unload nth=%u: the load before it failed: %s\n", n, strerror(errno));
 			failed++;
@@ -1523,8 +1524,8 @@ static unsigned int fault_unload(int fd, const char *name)
 			}
 		}
 	}
-	printf("# unload %s: %u fault sites, %u refused before the exit, %u bad\n", name, n - 1,
-	       refused, failed);
+	printf("# unload %s: %u fault sites%s, %u refused before the exit, %u bad\n", name, n - 1,
+	       walk_steps(), refused, failed);
 	return failed + (n >= MAX_NTH);
 }
 
@@ -1540,7 +1541,7 @@ static int fault_load(const char *path)
 		perror(path);
 		return EXIT_FAIL;
 	}
-	for (n = 1; n < MAX_NTH; n++) {
+	for (n = walk_first; n < MAX_NTH; n += walk_every) {
 		fail_nth_set(n);
 		err = syscall(SYS_finit_module, fd, "", 0) ? errno : 0;
 		if (fail_nth_unused()) {
@@ -1566,7 +1567,8 @@ static int fault_load(const char *path)
 	}
 	if (!failed && syscall(SYS_delete_module, name, O_NONBLOCK) && errno != ENOENT)
 		failed++;
-	printf("# load %s: %u fault sites, %u refused cleanly, %u bad\n", name, n - 1, errors, failed);
+	printf("# load %s: %u fault sites%s, %u refused cleanly, %u bad\n", name, n - 1,
+	       walk_steps(), errors, failed);
 	if (!failed)
 		failed = fault_unload(fd, name);
 	close(fd);

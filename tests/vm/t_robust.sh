@@ -49,9 +49,13 @@ t_fault_config()
 }
 case_add fault_config t_fault_config 120
 
+# Loading and unloading both modules, each allocation failed in turn: a
+# load fails cleanly or works, the next load and unload work, nothing
+# leaks. A third of the sites a turn (fault_every).
 t_fault_load()
 {
 	fault_setup
+	fault_every
 	unload_module
 	"$KTGEN_NLFAULT" load "$KTGEN_KO"
 	! module_loaded || fail "left loaded"
@@ -165,12 +169,14 @@ t_fault_run_shapes()
 }
 case_add fault_run_shapes t_fault_run_shapes 900
 
-# The copy modes, with the path probe, and interval reports.
+# The copy modes, with the path probe, and interval reports. A third of
+# the sites a turn (fault_every).
 t_fault_run_copies()
 {
 	local to="3:hex:7f000001 4:hex:189d"
 
 	fault_setup
+	fault_every
 	load_module
 	$KTGEN sink add tcp port 6301 rx verify >/dev/null
 	# shellcheck disable=SC2086
