@@ -17,15 +17,6 @@
 #include "stats.h"
 #include "worker.h"
 
-/* Count on the sink and, when known, on the sending run. */
-void ktg_rx_add(struct ktg_sink *sink, struct ktg_rx_stats *rx, size_t field,
-		u64 v)
-{
-	atomic64_add(v, (atomic64_t *)((u8 *)&sink->stats + field));
-	if (rx)
-		atomic64_add(v, (atomic64_t *)((u8 *)rx + field));
-}
-
 /*
  * rx touch: read every byte of @data, a word at a time (a byte at a time
  * cost 4.3x a memcpy of the same bytes on a native CPU: the loop's, not

@@ -7,6 +7,7 @@
 #include <linux/kthread.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -44,14 +45,14 @@ void ktg_uflow_free(struct ktg_sink *sink, struct ktg_uflow *f)
 }
 
 /* Room for one more: the least recently heard sender goes if it has
- * closed or has been silent for idle-ms (a sender heard again after that
- * starts afresh).
+ * closed with nothing it sent still on its way, or has been silent for
+ * idle-ms (a sender heard again after that starts afresh).
  */
 static bool ktg_uflow_evict(struct ktg_sink *sink)
 {
 	struct ktg_uflow *f = list_first_entry_or_null(&sink->uflows, struct ktg_uflow, node);
 
-	if (!f || (!f->closed &&
+	if (!f || ((!f->closed || f->unheard) &&
 		   time_before(jiffies, f->heard + msecs_to_jiffies(sink->p.idle_ms))))
 		return false;
 	ktg_uflow_free(sink, f);
@@ -67,7 +68,7 @@ static struct ktg_uflow *ktg_uflow_get(struct ktg_sink *sink, u64 cookie, u32 fl
 	hlist_for_each_entry(f, head, hnode) {
 		if (f->cookie == cookie && f->flow == flow) {
 			f->heard = jiffies;
-			if (!f->closed)
+			if (!f->closed || f->unheard)
 				list_move_tail(&f->node, &sink->uflows);
 			return f;
 		}
@@ -91,18 +92,21 @@ static struct ktg_uflow *ktg_uflow_get(struct ktg_sink *sink, u64 cookie, u32 fl
 }
 
 /*
- * Datagram @seq, not a duplicate, came. One the close already counted
- * lost (the close overtook it: another tx queue, a qdisc's other flow) is
- * found again; never more than the close counted, whatever a sender's
- * close claimed.
+ * Datagram @seq, not a known duplicate, came. One the close already
+ * counted lost (the close overtook it: another tx queue, a qdisc's other
+ * flow) is found again; never more than the close counted, whatever a
+ * sender's close claimed. (A duplicate more than 64 behind the highest
+ * seen is not known as one, before the close or after it.) The last one
+ * found, the entry is the first to make room.
  */
 static void ktg_uflow_received(struct ktg_sink *sink, struct ktg_uflow *f, u64 seq)
 {
 	f->received++;
-	if (f->closed && seq < f->sent && f->unheard) {
-		f->unheard--;
-		KTG_RX_ADD(sink, f->rx, lost, -1ULL);
-	}
+	if (!f->closed || seq >= f->sent || !f->unheard)
+		return;
+	KTG_RX_SUB(sink, f->rx, lost, 1);
+	if (!--f->unheard)
+		list_move(&f->node, &sink->uflows);
 }
 
 /* Sequence bookkeeping: in order, late (reordered) or duplicate. */
@@ -130,18 +134,21 @@ static void ktg_uflow_seq(struct ktg_sink *sink, struct ktg_uflow *f, u64 seq)
 	KTG_RX_ADD(sink, f->rx, late, 1);
 }
 
-/* The sender's closing count: what never came is lost, exactly. */
+/* The sender's closing count: what has not come is lost, until
+ * ktg_uflow_received() finds it. An entry with nothing still on its way
+ * is the first to make room.
+ */
 static void ktg_uflow_close(struct ktg_sink *sink, struct ktg_uflow *f, u64 sent)
 {
 	if (f->closed)
 		return;
 	f->closed = true;
-	/* the first to make room */
-	list_move(&f->node, &sink->uflows);
 	f->sent = sent;
 	if (sent > f->received) {
 		f->unheard = sent - f->received;
 		KTG_RX_ADD(sink, f->rx, lost, f->unheard);
+	} else {
+		list_move(&f->node, &sink->uflows);
 	}
 	if (f->rx)
 		atomic_inc(&f->rx->closed);

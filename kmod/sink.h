@@ -6,10 +6,12 @@
 #define _KTG_SINK_H
 
 #include <linux/cpumask.h>
+#include <linux/refcount.h>
 #include <linux/siphash.h>
 #include <linux/socket.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "ktgen.h"
 #include "proto.h"

@@ -12,6 +12,7 @@
 #include <linux/wait.h>
 
 struct mm_struct;
+struct msghdr;
 struct socket;
 struct task_struct;
 

@@ -172,37 +172,54 @@ case_add cookies_random t_cookies_random 180
 # A sender's closing datagram may overtake its data (another tx queue, a
 # qdisc's other flow; on e1000e a 9000-byte IPv6 stream's close came
 # before 275 of its datagrams): what comes after the close was counted
-# lost and is found again, exactly. A sender that lies (a close below what it
-# sent) never drives the loss below zero. Plain sockets send the two
-# flows: flow 1 data 0-4, close 10, data 5-9 and 3 again (a duplicate);
+# lost and is found again, exactly. A sender that lies (a close below what
+# it sent) never drives the loss below zero. Plain sockets send, to sink
+# 6425, flow 1 data 0-4, close 10, data 5-9 and 3 again (a duplicate);
 # flow 2 data 100, close 3, then data 0 1 2 0 (late, the last a repeat too
-# far back to be known).
+# far back to be known). To sink 6426, which tracks one sender: flow 1
+# data 0-4 and close 10, flow 2 data 0 (no room: flow 1 still has five on
+# their way), flow 1 data 5-9, flow 2 data 1 (room now: flow 1 is whole).
+close_first_settled()
+{
+	$KTGEN -j sink show | json_check "d[0]['rx']['msgs'] == 16 and
+		d[1]['rx']['msgs'] + d[1]['rx']['refused'] == 12" >/dev/null 2>&1
+}
+
 t_udp_close_first()
 {
-	local want="msgs 16 dup 1 late 4 lost 0 conns 2" got
+	local want="msgs 16 dup 1 late 4 lost 0 refused 0 conns 2
+msgs 11 dup 0 late 0 lost 0 refused 1 conns 2" got
 
 	load_module
 	$KTGEN sink add udp port 6425 rx discard >/dev/null
+	$KTGEN sink add udp port 6426 rx discard max-conns 1 >/dev/null
 	/usr/bin/python3 -c '
 import os, socket, struct
 DATA, CLOSE = 0x4b544744, 0x4b544743
 cookie = int.from_bytes(os.urandom(8), "big") | 1
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-def send(magic, flow, seq):
+def send(port, magic, flow, seq):
     s.sendto(struct.pack("!IIQQIIQ", magic, flow, cookie, seq, 1, 0, 0) + bytes(64),
-             ("127.0.0.1", 6425))
-for q in range(5): send(DATA, 1, q)
-send(CLOSE, 1, 10)
-for q in (5, 6, 7, 8, 9, 3): send(DATA, 1, q)
-send(DATA, 2, 100)
-send(CLOSE, 2, 3)
-for q in (0, 1, 2, 0): send(DATA, 2, q)' || fail "the sender"
-	slowwait "$(scaled 10)" sh -c "$KTGEN -j sink show | grep -q '\"msgs\":16'" ||
-		fail "the sink did not count 16 datagrams: $($KTGEN sink show)"
+             ("127.0.0.1", port))
+for q in range(5): send(6425, DATA, 1, q)
+send(6425, CLOSE, 1, 10)
+for q in (5, 6, 7, 8, 9, 3): send(6425, DATA, 1, q)
+send(6425, DATA, 2, 100)
+send(6425, CLOSE, 2, 3)
+for q in (0, 1, 2, 0): send(6425, DATA, 2, q)
+for q in range(5): send(6426, DATA, 1, q)
+send(6426, CLOSE, 1, 10)
+send(6426, DATA, 2, 0)
+for q in range(5, 10): send(6426, DATA, 1, q)
+send(6426, DATA, 2, 1)' || fail "the sender"
+	# every datagram to 6426 counted or refused
+	slowwait "$(scaled 10)" close_first_settled ||
+		fail "the sinks did not count every datagram: $($KTGEN sink show)"
 	got=$($KTGEN -j sink show | /usr/bin/python3 -c 'import json, sys
-r = json.load(sys.stdin)[0]["rx"]
-print(" ".join("%s %d" % (k, r[k]) for k in ("msgs", "dup", "late", "lost", "conns")))')
-	log "data after the close: $got"
+for d in json.load(sys.stdin):
+    r = d["rx"]
+    print(" ".join("%s %d" % (k, r[k]) for k in ("msgs", "dup", "late", "lost", "refused", "conns")))')
+	log "data after the close: $(echo "$got" | tr '\n' ';')"
 	[ "$got" = "$want" ] || fail "data after the close: $got, expected $want"
 }
 case_add udp_close_first t_udp_close_first 60
