@@ -65,16 +65,17 @@ for d, w in zip(docs, want):
 case_add connect_fails t_connect_fails 240
 
 # A run whose peer stops acknowledging before its end (netem drops all
-# the sink's side sends, once data flows): its drain waits (30 s) for acks
-# that never come. It fails, ETIMEDOUT on its flow, acked short of what it
+# the sink's side sends, once data flows): its drain waits for acks that
+# never come. It fails, ETIMEDOUT on its flow, acked short of what it
 # sent; before, it was done (exit 0) with the last bytes never acked.
-# (Its 30 s are the drain's timeout, a verdict's wait, not a path a
-# sanitizer would see anew: "nodebug".)
+# The drain gives up after 2 s here (test_drain_timeout_ms), not 30: the
+# same deadline's path, not its length. ("nodebug": a verdict's wait, not
+# a path a sanitizer would see anew.)
 t_drain_unacked_fails()
 {
 	local doc pid rc=0
 
-	load_module
+	load_module test_drain_timeout_ms=2000
 	veth_pair
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 7003 rx discard >/dev/null
 	doc=$(mktemp)
