@@ -37,19 +37,11 @@ knob_flip()
 	got=$(nsx "$ns" sh -c "$rb")
 	[ "$got" = "$want" ] || fail "dev set $dev $set: read back '$got', want '$want'"
 	# Put back what dev set said was there before, by the same command.
-	mapfile -t back <<<"$(echo "$doc" | /usr/bin/python3 -c '
-import json, sys
-for k in json.load(sys.stdin)["knobs"]:
-    kind = k["knob"]
-    if kind.startswith("rings-"):
-        print("rings"); print(kind[6:])
-    elif kind == "busy-read":
-        continue
-    else:
-        print(kind)
-        if "name" in k:
-            print(k["name"])
-    print(k["before"])')"
+	# (rings-rx: "rings rx"; busy-read goes back with busy-poll)
+	mapfile -t back <<<"$(echo "$doc" | json_value '
+		sum([(["rings", k["knob"][6:]] if k["knob"].startswith("rings-") else
+		      [k["knob"], k["name"]] if "name" in k else [k["knob"]]) + [k["before"]]
+		     for k in d["knobs"] if k["knob"] != "busy-read"], [])')"
 	nsx "$ns" $KTGEN dev set "$dev" "${back[@]}" >/dev/null ||
 		fail "dev set $dev ${back[*]}: exit $?"
 	got=$(nsx "$ns" sh -c "$rb")
@@ -145,10 +137,8 @@ t_dev_knobs()
 
 	# Refused: the device keeps a fixed feature; what was set before it
 	# in the same command goes back.
-	fixed=$(ip netns exec "$NS_A" $KTGEN -j dev show ktn0 | /usr/bin/python3 -c '
-import json, sys
-f = json.load(sys.stdin)["features"]
-print(next(n for n, v in f.items() if v["fixed"] and not v["active"]))')
+	fixed=$(ip netns exec "$NS_A" $KTGEN -j dev show ktn0 | json_value '
+		next(n for n, v in d["features"].items() if v["fixed"] and not v["active"])')
 	expect_fail 1 "ktn0: feature $fixed: set to on, the device kept off \\(a fixed feature\\)" \
 		ip netns exec "$NS_A" $KTGEN dev set ktn0 feature tx-nocache-copy on feature "$fixed" on
 	[ "$(ip netns exec "$NS_A" sh -c "$(ethtool_feature ktn0 tx-nocache-copy)")" = off ] ||
