@@ -386,12 +386,27 @@ void ktg_splice_account(struct ktg_run *run, struct page *pg, int refs)
 		atomic_inc(&run->splice_copied);
 }
 
+/* Test hook: a drain gives up after this long instead of 30 s, for the
+ * tests that wait one out. 0 (the default) is off.
+ */
+static unsigned int test_drain_timeout_ms;
+module_param(test_drain_timeout_ms, uint, 0600);
+MODULE_PARM_DESC(test_drain_timeout_ms,
+		 "test hook: a flow's drain gives up after this long (0: off, 30 s; at most 30 s)");
+
+static unsigned long ktg_drain_timeout(void)
+{
+	unsigned int ms = READ_ONCE(test_drain_timeout_ms);
+
+	return ms ? msecs_to_jiffies(min(ms, 30000U)) : KTG_DRAIN_TIMEOUT;
+}
+
 void ktg_flow_drain_start(struct ktg_flow *f)
 {
 	struct ktg_run *run = f->run;
 
 	f->state = KTG_FLOW_DRAIN;
-	f->deadline = jiffies + KTG_DRAIN_TIMEOUT;
+	f->deadline = jiffies + ktg_drain_timeout();
 	f->next_close = jiffies;
 	ktg_tx_drop(f);
 	if (ktg_flow_ops(f)->drain_start)

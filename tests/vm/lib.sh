@@ -247,7 +247,7 @@ pycheck_start()
 }
 
 # pycheck MODE EXPR < DOC: pycheck.py's answer (its messages: "# ..." to
-# stdout, the rest to stderr). Builtins but for flock: a fork costs
+# stdout, the rest to stderr; a value's lines to stdout). Builtins but for flock: a fork costs
 # tens of ms under TCG.
 pycheck()
 {
@@ -263,8 +263,8 @@ pycheck()
 	} 9>"$KTG_PYCHECK/lock"
 	[ -n "$rc" ] || fail "pycheck.py did not answer"
 	while IFS= read -r l; do
-		case $l in
-		"# "*) echo "$l" ;;
+		case $1$rc:$l in
+		value0:*|*:"# "*) echo "$l" ;;
 		*) echo "$l" >&2 ;;
 		esac
 	done <"$t.out"
@@ -295,6 +295,21 @@ ok = eval("(" + sys.argv[1] + ")")
 if not ok:
     print("json check failed: " + sys.argv[1] + " on " + json.dumps(d), file=sys.stderr)
 sys.exit(0 if ok else 1)' "$1" "$KTGEN_TOP/tools/ktgen-run.schema.json"
+}
+
+# json_value EXPR < DOC: the value of a Python expression over the JSON
+# document on stdin (as d), printed (a list: an item a line). One Python
+# a case, as json_check.
+json_value()
+{
+	if [ -n "${KTG_PYCHECK:-}" ]; then
+		pycheck value "$1"
+		return
+	fi
+	/usr/bin/python3 -c '
+import json, sys
+v = eval("(" + sys.argv[1] + ")", {"d": json.load(sys.stdin)})
+print("\n".join(map(str, v if isinstance(v, (list, tuple)) else [v])))' "$1"
 }
 
 # json_check_each EXPR < FILE: every line of FILE a JSON document for which

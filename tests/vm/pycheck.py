@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # pycheck.py DIR SCHEMA PID: the checks of lib.sh's json_check and
-# json_check_each, answered by one Python for the whole case (its start,
-# with jsonschema, costs seconds in a TCG guest and several times that on
-# the debug kernel; a case makes dozens of checks).
+# json_check_each, and json_value's values, answered by one Python for
+# the whole case (its start, with jsonschema, costs seconds in a TCG
+# guest and several times that on the debug kernel; a case makes dozens
+# of checks).
 #
-# A request is a line "MODE DOC EXPR OUT" on DIR/req (MODE one or each;
+# A request is a line "MODE DOC EXPR OUT" on DIR/req (MODE one, each or value;
 # DOC the document(s), EXPR the expression, OUT where the messages go:
 # paths); the answer is the exit status json_check had, a line on
 # DIR/resp. The caller holds DIR/lock around the two. It exits when the
@@ -56,6 +57,16 @@ def one(text, expr, out):
     return 0 if ok else 1
 
 
+def value(text, expr, out):
+    """json_value: the expression's value over one document, a line (a
+    list or tuple: an item a line)."""
+    v = eval("(" + expr + ")", {"d": json.loads(text), "json": json, "math": math, "re": re,
+                                "sys": sys})
+    for item in v if isinstance(v, (list, tuple)) else [v]:
+        print(item, file=out)
+    return 0
+
+
 def each(text, expr, out):
     """json_check_each: a document a line, every one must hold."""
     bad = n = 0
@@ -95,7 +106,7 @@ while True:
             e = f.read()
         with open(outp, "w") as out:
             try:
-                rc = (one if mode == "one" else each)(text, e, out)
+                rc = {"one": one, "each": each, "value": value}[mode](text, e, out)
             except Exception as ex:  # a bad document or expression fails the check
                 print("json check failed: %s: %s" % (type(ex).__name__, ex), file=out)
                 rc = 1

@@ -37,19 +37,11 @@ knob_flip()
 	got=$(nsx "$ns" sh -c "$rb")
 	[ "$got" = "$want" ] || fail "dev set $dev $set: read back '$got', want '$want'"
 	# Put back what dev set said was there before, by the same command.
-	mapfile -t back <<<"$(echo "$doc" | /usr/bin/python3 -c '
-import json, sys
-for k in json.load(sys.stdin)["knobs"]:
-    kind = k["knob"]
-    if kind.startswith("rings-"):
-        print("rings"); print(kind[6:])
-    elif kind == "busy-read":
-        continue
-    else:
-        print(kind)
-        if "name" in k:
-            print(k["name"])
-    print(k["before"])')"
+	# (rings-rx: "rings rx"; busy-read goes back with busy-poll)
+	mapfile -t back <<<"$(echo "$doc" | json_value '
+		sum([(["rings", k["knob"][6:]] if k["knob"].startswith("rings-") else
+		      [k["knob"], k["name"]] if "name" in k else [k["knob"]]) + [k["before"]]
+		     for k in d["knobs"] if k["knob"] != "busy-read"], [])')"
 	nsx "$ns" $KTGEN dev set "$dev" "${back[@]}" >/dev/null ||
 		fail "dev set $dev ${back[*]}: exit $?"
 	got=$(nsx "$ns" sh -c "$rb")
@@ -145,10 +137,8 @@ t_dev_knobs()
 
 	# Refused: the device keeps a fixed feature; what was set before it
 	# in the same command goes back.
-	fixed=$(ip netns exec "$NS_A" $KTGEN -j dev show ktn0 | /usr/bin/python3 -c '
-import json, sys
-f = json.load(sys.stdin)["features"]
-print(next(n for n, v in f.items() if v["fixed"] and not v["active"]))')
+	fixed=$(ip netns exec "$NS_A" $KTGEN -j dev show ktn0 | json_value '
+		next(n for n, v in d["features"].items() if v["fixed"] and not v["active"])')
 	expect_fail 1 "ktn0: feature $fixed: set to on, the device kept off \\(a fixed feature\\)" \
 		ip netns exec "$NS_A" $KTGEN dev set ktn0 feature tx-nocache-copy on feature "$fixed" on
 	[ "$(ip netns exec "$NS_A" sh -c "$(ethtool_feature ktn0 tx-nocache-copy)")" = off ] ||
@@ -303,14 +293,26 @@ if bad or n < 40:
 # paths it reaches are ethtool's and ktgen-nic's, which nic_* cover there.)
 case_add dev_show t_dev_show 120 nodebug
 
-# dev_state NS_A NS_B: the knobs t_dev_run sets, as one line.
+# dev_state NS_A NS_B: the knobs t_dev_run sets, as one line: ktn0's
+# tx-nocache-copy; ktn1's legacy-rx, rx-copybreak, rx-0's rps_cpus and
+# combined channels (read in one go: a process costs under TCG).
 dev_state()
 {
 	echo "$(ip netns exec "$1" ethtool -k ktn0 | awk '/^tx-nocache-copy:/ { print $2 }')" \
-	     "$(ip netns exec "$2" ethtool --show-priv-flags ktn1 | awk '/^legacy-rx/ { print $3 }')" \
-	     "$(ip netns exec "$2" ethtool --get-tunable ktn1 rx-copybreak | awk '{ print $2 }')" \
-	     "$(ip netns exec "$2" cat /sys/class/net/ktn1/queues/rx-0/rps_cpus)" \
-	     "$(ip netns exec "$2" ethtool -l ktn1 | awk '/Current/ { c = 1 } c && /^Combined:/ { print $2 }')"
+	     "$(ip netns exec "$2" sh -c 'ethtool --show-priv-flags ktn1; echo @
+		ethtool --get-tunable ktn1 rx-copybreak; echo @
+		cat /sys/class/net/ktn1/queues/rx-0/rps_cpus; echo @
+		ethtool -l ktn1' | awk '/^@$/ { s++; next }
+		s == 0 && /^legacy-rx/ { flag = $3 } s == 1 { copybreak = $2 } s == 2 { rps = $0 }
+		s == 3 && /Current/ { c = 1 } s == 3 && c && /^Combined:/ { comb = $2 }
+		END { print flag, copybreak, rps, comb }')"
+}
+
+# dev_in_window NS: the running run of NS is in its measured window.
+dev_in_window()
+{
+	ip netns exec "$1" $KTGEN -j run show |
+		json_check "any(r['state'] == 'running' and 'window' in r for r in d)" 2>/dev/null
 }
 
 # A run with sender and receiver knobs: on while it runs (legacy-rx: the
@@ -330,7 +332,7 @@ t_dev_run()
 	orig=$(dev_state "$NS_A" "$NS_B")
 	c0=$(ip netns exec "$NS_B" ethtool -S ktn1 | awk '/^ *rx_split:/ { print $2 }')
 	doc=$(ip netns exec "$NS_A" $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5240 \
-		time "$(span 2)" $knobs) || fail "run with knobs: exit $?"
+		time "$(span 1)" $knobs) || fail "run with knobs: exit $?"
 	c1=$(ip netns exec "$NS_B" ethtool -S ktn1 | awk '/^ *rx_split:/ { print $2 }')
 	echo "$doc" | json_check "$TCP_DONE and d['warmup_ms'] == 1000 and
 		[k['knob'] for k in d['knobs']] == ['channels', 'feature', 'priv-flag', 'tunable', 'rps'] and
@@ -347,7 +349,7 @@ t_dev_run()
 	ip netns exec "$NS_B" $KTGEN dev set ktn1 priv-flag flag-reset on >/dev/null ||
 		fail "flag-reset on: exit $?"
 	doc=$(ip netns exec "$NS_A" $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5240 \
-		time "$(span 2)" knob ktn1@$NS_B priv-flag legacy-rx on) ||
+		time "$(span 1)" knob ktn1@$NS_B priv-flag legacy-rx on) ||
 		fail "run with a resetting knob: exit $?"
 	echo "$doc" | json_check "$TCP_DONE and d['warmup_ms'] == 1000 and d['knobs'][0]['reset']" ||
 		fail "run with a resetting private flag: no reset seen, or no warmup"
@@ -357,10 +359,12 @@ t_dev_run()
 		ip netns exec "$NS_A" $KTGEN -j run tcp_stream to $NIC_ADDR_B port 5240 \
 			time 600 $knobs >"/tmp/dev-run-$$" &
 		pid=$!
-		slowwait "$(scaled 10)" sh -c "ip netns exec $NS_B ethtool --show-priv-flags ktn1 | grep -q 'legacy-rx *: on'" ||
-			fail "SIG$sig: knobs never applied"
-		sleep "$(span 2)"
+		# the signal comes in the run's window (after its 1 s warmup), all
+		# its knobs on
+		slowwait "$(scaled 20)" dev_in_window "$NS_A" ||
+			fail "SIG$sig: the run never reached its window"
 		during=$(dev_state "$NS_A" "$NS_B")
+		[ "$(echo "$during" | cut -d ' ' -f 2)" = on ] || fail "SIG$sig: knobs never applied"
 		[ "$during" != "$orig" ] || fail "SIG$sig: knobs not on during the run"
 		kill -$sig $pid
 		wait $pid || fail "run stopped by SIG$sig: exit $?"
