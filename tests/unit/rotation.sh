@@ -11,11 +11,11 @@
 
 vm=${1:?tests/vm}
 # What the heaviest planned make check may take at CI's measured slowdown
-# (tests/tier-costs), in min: the hard end (86) less 4 for the summary and
+# (tests/tier-costs), in min: the hard end (86) less 6 for the summary and
 # a CI run slower than the last. The goal is 70 (20 min of CI's 90 left
 # for the lanes to come); today's heaviest is above it (docs/testing.md),
 # so the guard holds the line against growth first.
-PLAN_LIMIT_MIN=${PLAN_LIMIT_MIN:-82}
+PLAN_LIMIT_MIN=${PLAN_LIMIT_MIN:-80}
 
 # list DIR TURN: "case owed|-" for the debug lane of rotation TURN.
 list()
