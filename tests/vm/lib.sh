@@ -247,8 +247,8 @@ pycheck_start()
 }
 
 # pycheck MODE EXPR < DOC: pycheck.py's answer (its messages: "# ..." to
-# stdout, the rest to stderr; a value's lines to stdout). Builtins but for flock: a fork costs
-# tens of ms under TCG.
+# stdout, the rest to stderr; a value's lines to stdout). Builtins but
+# for flock: a fork costs tens of ms under TCG.
 pycheck()
 {
 	local t=$KTG_PYCHECK/$BASHPID.$RANDOM doc l rc=

@@ -98,7 +98,7 @@ struct opts opts;
 
 static int fail_nth_fd;
 
-/* NLFAULT_EVERY: the walks' step and first site (request and cli walks). */
+/* NLFAULT_EVERY: the walks' step and first site (request, cli, load, unload). */
 static unsigned int walk_every = 1, walk_first = 1;
 
 static int walk_every_parse(const char *v)

@@ -41,6 +41,12 @@ req = os.fdopen(os.open(os.path.join(d_ir, "req"), os.O_RDWR), "r")
 resp = os.open(os.path.join(d_ir, "resp"), os.O_RDWR)
 
 
+def evaluate(expr, d, **names):
+    """An expression of a case's over document d (and @names)."""
+    return eval("(" + expr + ")", {"d": d, "json": json, "math": math, "re": re, "sys": sys,
+                                   **names})
+
+
 def one(text, expr, out):
     """json_check: one document; a run's document validated first."""
     d = json.loads(text)
@@ -51,7 +57,7 @@ def one(text, expr, out):
             print("schema: %s at %s on %s" % (e.message, list(e.absolute_path), json.dumps(d)),
                   file=out)
             return 1
-    ok = eval("(" + expr + ")", {"d": d, "json": json, "math": math, "re": re, "sys": sys})
+    ok = evaluate(expr, d)
     if not ok:
         print("json check failed: " + expr + " on " + json.dumps(d), file=out)
     return 0 if ok else 1
@@ -60,8 +66,7 @@ def one(text, expr, out):
 def value(text, expr, out):
     """json_value: the expression's value over one document, a line (a
     list or tuple: an item a line)."""
-    v = eval("(" + expr + ")", {"d": json.loads(text), "json": json, "math": math, "re": re,
-                                "sys": sys})
+    v = evaluate(expr, json.loads(text))
     for item in v if isinstance(v, (list, tuple)) else [v]:
         print(item, file=out)
     return 0
@@ -77,8 +82,7 @@ def each(text, expr, out):
         try:
             if "schema_version" in d:
                 validate(d)
-            ok = eval("(" + expr + ")", {"d": d, "n": n, "line": line, "json": json,
-                                         "math": math, "re": re, "sys": sys})
+            ok = evaluate(expr, d, n=n, line=line)
         except (KeyError, getattr(jsonschema, "ValidationError", KeyError)) as e:
             ok = False
             print("document %d: %s" % (n, e), file=out)
