@@ -122,28 +122,32 @@ sink_side()
 # the stock kernel shows.)
 t_life_sink_close_loss()
 {
-	local pid left n=16 is_open
+	local pid left n=16 is_open out
 
 	load_module
 	veth_pair
+	veth_neigh_fixed
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 7003 rx discard >/dev/null
 	tc -n "$NS_A" qdisc add dev ktg0 root netem loss 20%
 	tc -n "$NS_B" qdisc add dev ktg1 root netem loss 20%
+	out=$(mktemp)
 	ip netns exec "$NS_A" $KTGEN run tcp_stream to 10.77.0.2 port 7003 flows $n \
-		bytes $((n * 64))K >/dev/null 2>&1 &
+		bytes $((n * 64))K >"$out" 2>&1 &
 	pid=$!
 	# every connection came and the peer closed it (its FIN came through);
 	# through 20 % loss both ways a flow may still be backing off when the
 	# wait ends (seen once in a loaded lane): the sink holds that one, open
 	is_open="ip netns exec $NS_B ss -Htan state established state close-wait '( sport = :7003 )'"
 	slowwait "$(scaled 30)" bash -c "ip netns exec $NS_B $KTGEN -j sink show |
-		grep -q '\"conns\": *$n\\b'" || fail "not $n connections: $(ip netns exec "$NS_B" $KTGEN sink show)"
+		grep -q '\"conns\": *$n\\b'" ||
+		fail "not $n connections: $(ip netns exec "$NS_B" $KTGEN sink show); the run: $(cat "$out")"
 	slowwait "$(scaled 30)" bash -c "[ -z \"\$($is_open)\" ]" ||
 		log "not closed by their sender yet: $(bash -c "$is_open" | wc -l)"
 	log "closing: $(sink_side "$NS_B" 7003 connected | awk '{ print $1 }' | sort | uniq -c | xargs)"
 	# the sender goes, with its namespace: nothing answers the sink now
 	kill $pid 2>/dev/null || :
 	wait $pid 2>/dev/null || :
+	rm -f "$out"
 	ip netns del "$NS_A"
 	sleep "$(scaled 4)"
 	# no orphan: what the sink still holds open is its own, and goes with it

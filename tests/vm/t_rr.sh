@@ -171,6 +171,7 @@ t_udp_rr_loss()
 
 	load_module
 	veth_pair
+	veth_neigh_fixed
 	tc -n "$NS_A" qdisc add dev ktg0 root netem loss 20%
 	ip netns exec "$NS_B" $KTGEN sink add udp port 5330 rx discard rr >/dev/null
 	secs=$(span 6)
