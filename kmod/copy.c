@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Copy engines, the payload pattern and the page rings senders send from.
+ * Copy engines and the page rings senders send from (filled with the payload
+ * pattern, pattern.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,6 +21,7 @@
 #include "copy.h"
 #include "ktgen.h"
 #include "mem.h"
+#include "pattern.h"
 #include "proto.h"
 
 /* The nocache copy itself is nocache.h's, shared with ktgen_nic.ko. */
@@ -37,32 +39,6 @@ enum ktgen_page_send ktg_page_send_method(void)
 #else
 	return KTGEN_PAGE_SEND_SPLICE_PAGES;
 #endif
-}
-
-void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		dst[i] = ktg_pattern_byte(off + i, pages);
-}
-
-/* Bytes of @p that differ from the pattern at stream offset @off; the
- * first one's offset goes to @first.
- */
-u64 ktg_pattern_check(const u8 *p, u64 off, size_t len, u32 pages, u64 *first)
-{
-	u64 bad = 0;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		if (likely(p[i] == ktg_pattern_byte(off + i, pages)))
-			continue;
-		if (!bad)
-			*first = off + i;
-		bad++;
-	}
-	return bad;
 }
 
 /* Test hook: corrupt one byte of every pattern ring, so tests can show that

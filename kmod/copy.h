@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Copy engines, the payload pattern, page rings (copy.c). */
+/* Copy engines, page rings (copy.c). */
 #ifndef _KTG_COPY_H
 #define _KTG_COPY_H
 
@@ -15,8 +15,6 @@ struct ktg_pages {
 
 enum ktgen_nocache_impl ktg_copy_nocache_impl(void);
 enum ktgen_page_send ktg_page_send_method(void);
-void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages);
-u64 ktg_pattern_check(const u8 *p, u64 off, size_t len, u32 pages, u64 *first);
 int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern);
 int ktg_pages_grow(struct ktg_pages *r, u32 npages);
 /* What the stack did with a page handed to it at load (KTGEN_SPLICE_*). */

@@ -17,6 +17,7 @@
 #include "ktgen.h"
 #include "mem.h"
 #include "netlink.h"
+#include "pattern.h"
 #include "run.h"
 #include "sink.h"
 
@@ -109,9 +110,15 @@ static int __init ktg_init(void)
 		return err;
 	ktg_splice_selftest();
 
+	err = ktg_pattern_init();
+	if (err)
+		return err;
+
 	ktg_wq = alloc_workqueue("ktgen", WQ_UNBOUND, 0);
-	if (!ktg_wq)
-		return -ENOMEM;
+	if (!ktg_wq) {
+		err = -ENOMEM;
+		goto err_pattern;
+	}
 
 	err = ktg_pernet_init();
 	if (err)
@@ -128,6 +135,8 @@ err_pernet:
 	ktg_pernet_exit();
 err_wq:
 	destroy_workqueue(ktg_wq);
+err_pattern:
+	ktg_pattern_exit();
 	return err;
 }
 
@@ -140,6 +149,7 @@ static void __exit ktg_exit(void)
 	ktg_netlink_exit();
 	ktg_pernet_exit();
 	destroy_workqueue(ktg_wq);
+	ktg_pattern_exit();
 }
 
 module_init(ktg_init);

@@ -6,8 +6,10 @@
 #ifndef _KTG_PROTO_H
 #define _KTG_PROTO_H
 
+#ifdef __KERNEL__
 #include <linux/bits.h>
 #include <linux/types.h>
+#endif
 
 #define KTG_MAGIC_HELLO		0x4b54474eU	/* "KTGN" */
 #define KTG_MAGIC_DATA		0x4b544744U	/* "KTGD" */

@@ -10,8 +10,8 @@
 #include <linux/uio.h>
 #include <linux/ktgen.h>
 
-#include "copy.h"
 #include "nocache.h"
+#include "pattern.h"
 #include "rx.h"
 #include "sink.h"
 #include "stats.h"

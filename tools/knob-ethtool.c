@@ -102,13 +102,13 @@ static int eth_get_attr(const struct knob *k, uint8_t cmd, unsigned int type,
 }
 
 static int eth_set_attr(const struct knob *k, uint8_t cmd, unsigned int type,
-			uint32_t val, bool u8)
+			uint32_t val, bool byte)
 {
 	struct eth_req r;
 
 	if (eth_start(&r, k, cmd))
 		return -1;
-	if (u8)
+	if (byte)
 		mnl_attr_put_u8(r.nlh, type, val);
 	else
 		mnl_attr_put_u32(r.nlh, type, val);

@@ -1,17 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What kmod/hist.c takes from the kernel, for building it in the host's
- * unit tests (forced in with -include).
+ * What kmod/hist.c and kmod/pattern.c take from the kernel, for building
+ * them in the host's unit tests (forced in with -include).
  */
 #ifndef KTGEN_KSHIM_H
 #define KTGEN_KSHIM_H
 
+#include <errno.h>
 #include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <linux/types.h>	/* __be16, __be32, __be64 */
 
+typedef uint8_t u8;
+typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
+
+#define __packed	__attribute__((packed))
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
+#define vmalloc(n)	malloc(n)
+#define vfree(p)	free(p)
 
 #define BIT(n)		(1UL << (n))
 #define U64_MAX		UINT64_MAX
