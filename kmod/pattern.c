@@ -13,9 +13,9 @@
 #include "proto.h"
 
 #ifdef __KERNEL__
+#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/minmax.h>
-#include <linux/string.h>
 #include <linux/vmalloc.h>
 #endif
 
@@ -50,12 +50,16 @@ void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages)
 		dst[i] = ktg_pattern_byte(off + i, pages);
 }
 
-static inline unsigned long ktg_word(const u8 *p)
-{
+/* A word at @p, aligned or not: one load (get_unaligned()'s way, whose
+ * header moved in 6.12).
+ */
+struct ktg_word {
 	unsigned long w;
+} __packed;
 
-	memcpy(&w, p, sizeof(w));	/* one load, aligned or not */
-	return w;
+static __always_inline unsigned long ktg_word(const u8 *p)
+{
+	return ((const struct ktg_word *)p)->w;
 }
 
 /* Do @len bytes of @a and @b differ? Four words a step, no branch on data. */

@@ -18,22 +18,31 @@
 #include "worker.h"
 
 /*
- * rx touch: read every byte of @data, a word at a time (a byte at a time
- * cost 4.3x a memcpy of the same bytes on a native CPU: the loop's, not
- * the memory's); the sum only keeps the loads.
+ * rx touch: read every byte of @data, four words a step into four sums (a
+ * byte at a time cost 4.3x a memcpy of the same bytes on a native CPU, one
+ * sum a word 1.2x: the loop's, not the memory's); the sums only keep the
+ * loads.
  */
 static unsigned long ktg_rx_touch(const u8 *data, size_t len)
 {
-	unsigned long sum = 0;
+	const unsigned long *w;
+	unsigned long s[4] = {};
 	size_t i = 0;
 
 	for (; i < len && !IS_ALIGNED((unsigned long)(data + i), sizeof(long)); i++)
-		sum += READ_ONCE(data[i]);
+		s[0] += READ_ONCE(data[i]);
+	w = (const unsigned long *)(data + i);
+	for (; i + 4 * sizeof(long) <= len; i += 4 * sizeof(long), w += 4) {
+		s[0] += READ_ONCE(w[0]);
+		s[1] += READ_ONCE(w[1]);
+		s[2] += READ_ONCE(w[2]);
+		s[3] += READ_ONCE(w[3]);
+	}
 	for (; i + sizeof(long) <= len; i += sizeof(long))
-		sum += READ_ONCE(*(const unsigned long *)(data + i));
+		s[1] += READ_ONCE(*(const unsigned long *)(data + i));
 	for (; i < len; i++)
-		sum += READ_ONCE(data[i]);
-	return sum;
+		s[2] += READ_ONCE(data[i]);
+	return s[0] + s[1] + s[2] + s[3];
 }
 
 /*
