@@ -1,38 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The payload pattern at memory speed. Pattern page p of a ring is pattern
- * page 0 with 37 * p added to each byte (mod 256), so 256 pages hold every
- * page any ring can have: page p of a ring is kind p % 256. The kinds are
- * built once, at load (1 MiB); a verifying sink compares a word at a time
- * against the kind its bytes should be, and counts bytes only where a word
- * differs, the rare case (ktg_pattern_count). Before, every byte cost its
+ * page 0 with 37 * p added to each byte (mod 256: ktg_pattern_byte() keeps
+ * the low 8 bits, which a u32 product's wrap leaves alone), so 256 pages
+ * hold every page any ring can have: page p of a ring is kind p % 256,
+ * whatever the ring's size a peer claims. The kinds are built once, at load
+ * (1 MiB). A sender's ring is copied from them; a verifying sink compares
+ * a word at a time against the kind its bytes should be and counts bytes
+ * only where a span differs, the rare case. Before, every byte cost its
  * pattern's arithmetic and a 64-bit division: 25x rx copy's service demand
  * (bench/native.md).
  */
-#include "pattern.h"
-#include "proto.h"
-
 #ifdef __KERNEL__
+#include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/errno.h>
+#include <linux/init.h>
 #include <linux/minmax.h>
+#include <linux/string.h>
 #include <linux/vmalloc.h>
 #endif
+
+#include "pattern.h"
+#include "proto.h"
 
 #define KTG_PATTERN_KINDS	256
 
 static u8 *ktg_pattern_kinds;
 
-int ktg_pattern_init(void)
+int __init ktg_pattern_init(void)
 {
-	u32 k;
+	size_t i, size = KTG_PATTERN_KINDS * KTG_PATTERN_SIZE;
 
-	ktg_pattern_kinds = vmalloc(KTG_PATTERN_KINDS * KTG_PATTERN_SIZE);
+	ktg_pattern_kinds = vmalloc(size);
 	if (!ktg_pattern_kinds)
 		return -ENOMEM;
-	for (k = 0; k < KTG_PATTERN_KINDS; k++)
-		ktg_pattern_fill(ktg_pattern_kinds + k * KTG_PATTERN_SIZE,
-				 (u64)k << KTG_PATTERN_SHIFT, KTG_PATTERN_SIZE, KTG_PATTERN_KINDS);
+	for (i = 0; i < size; i++)
+		ktg_pattern_kinds[i] = ktg_pattern_byte(i, KTG_PATTERN_KINDS);
 	return 0;
 }
 
@@ -42,24 +46,49 @@ void ktg_pattern_exit(void)
 	ktg_pattern_kinds = NULL;
 }
 
-void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages)
+/* The kind of the pattern page that stream offset @off falls in, from its
+ * offset in that page on.
+ */
+static const u8 *ktg_pattern_at(u64 off, u32 pages)
 {
-	size_t i;
+	u32 kind = ((off >> KTG_PATTERN_SHIFT) % pages) % KTG_PATTERN_KINDS;
 
-	for (i = 0; i < len; i++)
-		dst[i] = ktg_pattern_byte(off + i, pages);
+	return ktg_pattern_kinds + kind * KTG_PATTERN_SIZE + (off & (KTG_PATTERN_SIZE - 1));
 }
 
-/* A word at @p, aligned or not: one load (get_unaligned()'s way, whose
- * header moved in 6.12).
+/* Bytes from stream offset @off to the end of its pattern page, @len at most. */
+static size_t ktg_pattern_span(u64 off, size_t len)
+{
+	return min_t(size_t, len, KTG_PATTERN_SIZE - (off & (KTG_PATTERN_SIZE - 1)));
+}
+
+/* @len bytes of the pattern of a ring of @pages pattern pages, from stream
+ * offset @off on, into @dst: a copy of a kind a pattern page.
  */
-struct ktg_word {
+void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages)
+{
+	if (WARN_ON_ONCE(!pages))
+		return;
+	while (len) {
+		size_t n = ktg_pattern_span(off, len);
+
+		memcpy(dst, ktg_pattern_at(off, pages), n);
+		dst += n;
+		off += n;
+		len -= n;
+	}
+}
+
+/* A word at @p, aligned or not: one load, get_unaligned()'s way (its header
+ * moved in 6.12).
+ */
+struct ktg_unaligned_word {
 	unsigned long w;
 } __packed;
 
 static __always_inline unsigned long ktg_word(const u8 *p)
 {
-	return ((const struct ktg_word *)p)->w;
+	return ((const struct ktg_unaligned_word *)p)->w;
 }
 
 /* Do @len bytes of @a and @b differ? Four words a step, no branch on data. */
@@ -78,11 +107,13 @@ static bool ktg_pattern_differs(const u8 *a, const u8 *b, size_t len)
 		diff |= ktg_word(a + i) ^ ktg_word(b + i);
 	for (; i < len; i++)
 		diff |= a[i] ^ b[i];
-	return diff;
+	return diff != 0;
 }
 
 /* The bytes of @p that differ from @ref (@len of them, at stream offset
- * @off); the first one's offset to @first unless one was found before.
+ * @off); the first one's offset to @first unless one was @found before.
+ * A byte at a time: a peer that sends nothing but wrong bytes pays for
+ * this with its own bandwidth, bounded by what it sent.
  */
 static u64 ktg_pattern_count(const u8 *p, const u8 *ref, size_t len, u64 off,
 			     u64 *first, bool found)
@@ -102,22 +133,22 @@ static u64 ktg_pattern_count(const u8 *p, const u8 *ref, size_t len, u64 off,
 
 /*
  * Bytes of @p that differ from the pattern at stream offset @off of a
- * sender whose ring has @pages pattern pages (not 0); the first one's
- * offset goes to @first. A pattern page at a time: its kind found with one
- * division, then compared a word at a time.
+ * sender whose ring has @pages pattern pages; the first one's offset goes
+ * to @first. A pattern page at a time: its kind found with one division,
+ * then compared a word at a time.
  */
 u64 ktg_pattern_check(const u8 *p, u64 off, size_t len, u32 pages, u64 *first)
 {
 	u64 bad = 0;
 
+	if (WARN_ON_ONCE(!pages))
+		return 0;
 	while (len) {
-		u32 pos = off & (KTG_PATTERN_SIZE - 1);
-		size_t n = min_t(size_t, len, KTG_PATTERN_SIZE - pos);
-		u32 kind = ((off >> KTG_PATTERN_SHIFT) % pages) % KTG_PATTERN_KINDS;
-		const u8 *ref = ktg_pattern_kinds + kind * KTG_PATTERN_SIZE + pos;
+		size_t n = ktg_pattern_span(off, len);
+		const u8 *ref = ktg_pattern_at(off, pages);
 
 		if (unlikely(ktg_pattern_differs(p, ref, n)))
-			bad += ktg_pattern_count(p, ref, n, off, first, bad);
+			bad += ktg_pattern_count(p, ref, n, off, first, bad != 0);
 		p += n;
 		off += n;
 		len -= n;

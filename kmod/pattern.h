@@ -13,6 +13,10 @@
 
 int ktg_pattern_init(void);
 void ktg_pattern_exit(void);
+/* @pages: the pattern pages of the sender's ring, never 0 (the sinks
+ * refuse a peer that says 0, and verify nothing of a peer that said
+ * nothing).
+ */
 void ktg_pattern_fill(u8 *dst, u64 off, size_t len, u32 pages);
 u64 ktg_pattern_check(const u8 *p, u64 off, size_t len, u32 pages, u64 *first);
 

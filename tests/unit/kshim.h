@@ -21,6 +21,11 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 
 #define __packed	__attribute__((packed))
+#ifndef __always_inline
+#define __always_inline	inline __attribute__((always_inline))
+#endif
+#define __init
+#define WARN_ON_ONCE(c)	(!!(c))
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define vmalloc(n)	malloc(n)

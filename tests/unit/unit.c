@@ -1184,49 +1184,53 @@ static u64 pattern_check_bytes(const u8 *p, u64 off, size_t len, u32 pages, u64 
 
 /* ktg_pattern_check against the byte-wise definition: rings of every size
  * class (one page, under, at and past the 256 kinds, the largest), spans
- * that start anywhere in a page, cross pages and are shorter than a word,
- * clean and with flips at their ends and in the middle; and a ring filled
- * by ktg_pattern_fill is clean.
+ * that start anywhere in a page, cross pages and the 64-bit edge, are
+ * shorter than a word and sit at any alignment, clean and with flips at
+ * their ends and in the middle; a span ktg_pattern_fill wrote is what the
+ * byte-wise definition says.
  */
 static void test_pattern(void)
 {
 	static const u32 rings[] = { 1, 2, 37, 255, 256, 257, 4096, 65537, UINT32_MAX };
 	static const size_t lens[] = { 0, 1, 7, 8, 9, 31, 33, 4095, 4096, 4097, 9000, 65536 };
 	static const u64 offs[] = { 0, 1, 4095, 4096, 12345, 1ULL << 32, (1ULL << 44) + 3,
-				    UINT64_MAX - 70000 };
+				    UINT64_MAX - 70000, UINT64_MAX - 4000 };
 	size_t max = 65536 + 8;
 	u8 *buf = malloc(max + 1);
-	unsigned int r, l, o, flips, mismatch = 0, cases = 0;
+	unsigned int r, l, o, a, flips, mismatch = 0, cases = 0;
 
-	CHECK(ktg_pattern_init() == 0);
+	if (!buf || ktg_pattern_init()) {
+		CHECK(0);
+		free(buf);
+		return;
+	}
 	for (r = 0; r < ARRAY_SIZE(rings); r++)
 		for (o = 0; o < ARRAY_SIZE(offs); o++)
 			for (l = 0; l < ARRAY_SIZE(lens); l++)
-				for (flips = 0; flips < 4; flips++) {
-					u8 *p = buf + (o & 7);	/* unaligned too */
-					size_t len = lens[l];
-					u64 off = offs[o], f1 = 7, f2 = 7, b1, b2;
+				for (a = 0; a < 8; a += (lens[l] > 4096 ? 3 : 1))
+					for (flips = 0; flips < 4; flips++) {
+						u8 *p = buf + a;	/* unaligned too */
+						size_t len = lens[l];
+						u64 off = offs[o], f1 = 7, f2 = 7, b1, b2;
 
-					ktg_pattern_fill(p, off, len, rings[r]);
-					if (len && flips & 1)
-						p[len - 1] ^= 0x40;
-					if (len && flips & 2) {
-						p[0] ^= 1;
-						p[len / 2] ^= 0x80;
-					}
-					b1 = ktg_pattern_check(p, off, len, rings[r], &f1);
-					b2 = pattern_check_bytes(p, off, len, rings[r], &f2);
-					cases++;
-					if (b1 != b2 || f1 != f2 || (!flips && b1)) {
-						if (!mismatch++)
-							printf("# ring %u off %llu len %zu flips %u: %llu bad first %llu, bytewise %llu first %llu\n",
-							       rings[r], (unsigned long long)off, len, flips,
+						ktg_pattern_fill(p, off, len, rings[r]);
+						if (len && flips & 1)
+							p[len - 1] ^= 0x40;
+						if (len && flips & 2) {
+							p[0] ^= 1;
+							p[len / 2] ^= 0x80;
+						}
+						b1 = ktg_pattern_check(p, off, len, rings[r], &f1);
+						b2 = pattern_check_bytes(p, off, len, rings[r], &f2);
+						cases++;
+						if ((b1 != b2 || f1 != f2 || (!flips && b2)) && !mismatch++)
+							printf("# ring %u off %llu len %zu at +%u flips %u: %llu bad first %llu, bytewise %llu first %llu\n",
+							       rings[r], (unsigned long long)off, len, a, flips,
 							       (unsigned long long)b1, (unsigned long long)f1,
 							       (unsigned long long)b2, (unsigned long long)f2);
 					}
-				}
 	CHECK(mismatch == 0);
-	CHECK(cases == ARRAY_SIZE(rings) * ARRAY_SIZE(offs) * ARRAY_SIZE(lens) * 4);
+	CHECK(cases > ARRAY_SIZE(rings) * ARRAY_SIZE(offs) * ARRAY_SIZE(lens) * 4 * 3);
 	/* a byte from the wrong page of the ring, right in every other way */
 	ktg_pattern_fill(buf, 0, 8192, 16);
 	buf[4096 + 100] = ktg_pattern_byte(100, 16);
