@@ -9,6 +9,12 @@
  * estimated from the TSC rate. The module parameter cpu_event=sw runs the
  * counter path with a software event (cpu-clock) standing in, so that the
  * path is tested where no PMU exists.
+ *
+ * A run may also ask for PMU events (run events): a counter per CPU per
+ * event, not pinned, so that the PMU multiplexes what it cannot hold at
+ * once and each count is scaled from the time it ran. An event this host
+ * cannot open is reported absent with the errno, never as a 0. With
+ * cpu_event=sw each event has a software event standing in for it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,6 +22,7 @@
 #include <linux/err.h>
 #include <linux/kernel_stat.h>
 #include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
@@ -27,7 +34,8 @@
 
 static char *cpu_event = "cycles";
 module_param(cpu_event, charp, 0444);
-MODULE_PARM_DESC(cpu_event, "CPU cost counter: cycles (PMU, else busy time) or sw (test)");
+MODULE_PARM_DESC(cpu_event,
+		 "CPU cost counter: cycles (PMU, else busy time) or sw (test: software events stand in for cycles and the run events)");
 
 static bool ktg_have_pmu;
 static u32 ktg_method;
@@ -56,6 +64,30 @@ static struct perf_event_attr ktg_sw_attr = {
 static struct perf_event_attr *ktg_cpu_attr(void)
 {
 	return ktg_method == KTGEN_CPU_METHOD_SW_EVENT ? &ktg_sw_attr : &ktg_cycles_attr;
+}
+
+#define KTG_LLC_READ_MISS	(PERF_COUNT_HW_CACHE_LL |			\
+				 PERF_COUNT_HW_CACHE_OP_READ << 8 |		\
+				 PERF_COUNT_HW_CACHE_RESULT_MISS << 16)
+
+/* The run events, bit i of enum ktgen_cpu_event at i, and the software
+ * event that stands in for each with cpu_event=sw (the uapi says which).
+ */
+static const struct {
+	u32	type;
+	u64	config;
+	u32	sw;
+} ktg_cpu_events[KTG_CPU_EVENTS] = {
+	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CPU_CYCLES,	PERF_COUNT_SW_CPU_CLOCK },
+	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_INSTRUCTIONS,	PERF_COUNT_SW_TASK_CLOCK },
+	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CACHE_REFERENCES,	PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CACHE_MISSES,	PERF_COUNT_SW_CPU_MIGRATIONS },
+	{ PERF_TYPE_HW_CACHE,	KTG_LLC_READ_MISS,		PERF_COUNT_SW_PAGE_FAULTS },
+};
+
+u32 ktg_cpu_event_stand_in(int i)
+{
+	return ktg_cpu_events[i].sw;
 }
 
 /* Probe once: a hardware cycle counter on one online CPU. */
@@ -120,12 +152,171 @@ static void ktg_cpu_acct_release(struct ktg_cpu_acct *a)
 	a->ev = NULL;
 }
 
-/* Counters for every online CPU, created disabled; may sleep. */
-int ktg_cpu_acct_init(struct ktg_cpu_acct *a)
+/* Event @i's counters, on every CPU that has one. */
+static void ktg_cpu_event_release(struct ktg_cpu_acct *a, int i)
 {
 	int cpu;
 
+	for_each_cpu(cpu, &a->online) {
+		struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
+
+		if (c->ev)
+			perf_event_release_kernel(c->ev);
+		c->ev = NULL;
+	}
+}
+
+static void ktg_cpu_events_free(struct ktg_cpu_acct *a)
+{
+	int i;
+
+	if (!a->evc)
+		return;
+	for (i = 0; i < KTG_CPU_EVENTS; i++)
+		ktg_cpu_event_release(a, i);
+	kvfree(a->evc);
+	a->evc = NULL;
+}
+
+/* Event @i on @cpu, created disabled and not pinned (multiplexed where
+ * the PMU has too few counters).
+ */
+static struct perf_event *ktg_cpu_event_create(struct ktg_cpu_acct *a, int i, int cpu)
+{
+	struct perf_event_attr attr = {
+		.type		= ktg_cpu_events[i].type,
+		.config		= ktg_cpu_events[i].config,
+		.size		= sizeof(attr),
+		.disabled	= 1,
+	};
+
+	if (a->stand_in) {
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = ktg_cpu_events[i].sw;
+	}
+	return ktg_perf_counter(&attr, cpu);
+}
+
+/* A counter per online CPU for each event asked. An event that cannot be
+ * opened on some CPU (no PMU, no such event: ENOENT, EOPNOTSUPP) keeps
+ * the errno and no counter anywhere; only a failed allocation fails.
+ */
+static int ktg_cpu_events_open(struct ktg_cpu_acct *a)
+{
+	int i, cpu;
+
+	a->evc = kvcalloc(array_size(KTG_CPU_EVENTS, nr_cpu_ids), sizeof(*a->evc), GFP_KERNEL);
+	if (!a->evc)
+		return -ENOMEM;
+	for (i = 0; i < KTG_CPU_EVENTS; i++) {
+		if (!(a->events & BIT(i)))
+			continue;
+		for_each_cpu(cpu, &a->online) {
+			struct perf_event *ev = ktg_cpu_event_create(a, i, cpu);
+
+			if (PTR_ERR_OR_ZERO(ev) == -ENOMEM)
+				return -ENOMEM;
+			if (IS_ERR(ev)) {
+				a->ev_err[i] = -PTR_ERR(ev);
+				ktg_cpu_event_release(a, i);
+				break;
+			}
+			ktg_cpu_evc(a, i, cpu)->ev = ev;
+		}
+	}
+	return 0;
+}
+
+/* The window opens for the events: enabled, their starting values kept. */
+static void ktg_cpu_events_start(struct ktg_cpu_acct *a)
+{
+	int i, cpu;
+
+	for (i = 0; a->evc && i < KTG_CPU_EVENTS; i++) {
+		if (!(a->events & BIT(i)) || a->ev_err[i])
+			continue;
+		for_each_cpu(cpu, &a->online) {
+			struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
+
+			perf_event_enable(c->ev);
+			c->count = ktg_perf_read(c->ev, &c->enabled, &c->running);
+		}
+	}
+}
+
+/* @count * @enabled / @running (running below enabled) without overflow,
+ * as perf scales a multiplexed count: the times shifted down to 32 bits
+ * first (mul_u64_u64_div_u64() is not exported everywhere).
+ */
+static u64 ktg_cpu_scale(u64 count, u64 enabled, u64 running)
+{
+	while (enabled > U32_MAX) {
+		enabled >>= 1;
+		running >>= 1;
+	}
+	return mul_u64_u32_div(count, enabled, max_t(u64, running, 1));
+}
+
+/* The window closes: what each counter counted in it, scaled to its
+ * enabled time where it was multiplexed; a counter that never ran has
+ * running 0 and no count to scale (ktg_cpu_event_group() says so).
+ */
+static void ktg_cpu_events_stop(struct ktg_cpu_acct *a)
+{
+	int i, cpu;
+
+	for (i = 0; a->evc && i < KTG_CPU_EVENTS; i++) {
+		if (!(a->events & BIT(i)) || a->ev_err[i])
+			continue;
+		for_each_cpu(cpu, &a->online) {
+			struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
+			u64 count, enabled, running;
+
+			count = ktg_perf_read(c->ev, &enabled, &running);
+			perf_event_disable(c->ev);
+			c->count = count - c->count;
+			c->enabled = enabled - c->enabled;
+			c->running = running - c->running;
+			if (c->running && c->running < c->enabled)
+				c->count = ktg_cpu_scale(c->count, c->enabled, c->running);
+		}
+	}
+}
+
+/* Event @i summed over the CPUs of @cpus (@in) or the others; false when
+ * some CPU of the group never had it running (no count to give).
+ */
+bool ktg_cpu_event_group(const struct ktg_cpu_acct *a, int i, const struct cpumask *cpus,
+			 bool in, struct ktg_cpu_evc *sum)
+{
+	bool counted = true;
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_cpu(cpu, &a->online) {
+		const struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
+
+		if (cpumask_test_cpu(cpu, cpus) != in)
+			continue;
+		sum->count += c->count;
+		sum->enabled += c->enabled;
+		sum->running += c->running;
+		if (!c->running)
+			counted = false;
+	}
+	return counted;
+}
+
+/* Counters for every online CPU, created disabled; may sleep. Fails only
+ * for want of memory.
+ */
+int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events)
+{
+	int cpu, err;
+
 	a->method = ktg_method;
+	a->events = events;
+	a->stand_in = ktg_method == KTGEN_CPU_METHOD_SW_EVENT;
 	cpumask_copy(&a->online, cpu_online_mask);
 	a->busy = kcalloc(nr_cpu_ids, sizeof(*a->busy), GFP_KERNEL);
 	a->count = kcalloc(nr_cpu_ids, sizeof(*a->count), GFP_KERNEL);
@@ -134,6 +325,13 @@ int ktg_cpu_acct_init(struct ktg_cpu_acct *a)
 	if (!a->busy || !a->count || (a->method != KTGEN_CPU_METHOD_BUSY_TIME && !a->ev)) {
 		ktg_cpu_acct_free(a);
 		return -ENOMEM;
+	}
+	if (events) {
+		err = ktg_cpu_events_open(a);
+		if (err) {
+			ktg_cpu_acct_free(a);
+			return err;
+		}
 	}
 	if (!a->ev)
 		return 0;
@@ -154,6 +352,7 @@ int ktg_cpu_acct_init(struct ktg_cpu_acct *a)
 
 void ktg_cpu_acct_free(struct ktg_cpu_acct *a)
 {
+	ktg_cpu_events_free(a);
 	ktg_cpu_acct_release(a);
 	kfree(a->busy);
 	kfree(a->count);
@@ -173,6 +372,7 @@ void ktg_cpu_acct_start(struct ktg_cpu_acct *a)
 		}
 		a->busy[cpu] = ktg_cpu_busy_ns(cpu);
 	}
+	ktg_cpu_events_start(a);
 	/* the starting values before the bit: ktg_cpu_acct_stop() tests it */
 	smp_mb__before_atomic();
 	set_bit(KTG_CPU_WINDOW_OPENED, &a->window);
@@ -203,6 +403,7 @@ void ktg_cpu_acct_stop(struct ktg_cpu_acct *a)
 			perf_event_disable(a->ev[cpu]);
 		}
 	}
+	ktg_cpu_events_stop(a);
 	/* the values before the flag: a reader seeing done sees them */
 	smp_store_release(&a->done, true);
 }

@@ -103,14 +103,46 @@ static int ktg_cpus_put(struct sk_buff *msg, int attr, const struct cpumask *mas
 	return 0;
 }
 
+/* Run event @i over a group of CPUs: its count (scaled where it was
+ * multiplexed), or the errno that kept it from being opened; no count
+ * when a CPU never had it running.
+ */
+static int ktg_cpu_put_event(struct sk_buff *msg, const struct ktg_cpu_acct *a, int i,
+			     const struct cpumask *cpus, bool in)
+{
+	struct ktg_cpu_evc sum;
+	struct nlattr *nest;
+	bool counted;
+
+	nest = nla_nest_start(msg, KTGEN_A_CPU_STATS_EVENT);
+	if (!nest || nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_EVENT, BIT(i)))
+		return -EMSGSIZE;
+	if (a->ev_err[i]) {
+		if (nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_ERROR, a->ev_err[i]))
+			return -EMSGSIZE;
+		nla_nest_end(msg, nest);
+		return 0;
+	}
+	counted = ktg_cpu_event_group(a, i, cpus, in, &sum);
+	if (nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_ENABLED_NS, sum.enabled, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_RUNNING_NS, sum.running, 0) ||
+	    (counted && nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_COUNT, sum.count, 0)) ||
+	    (sum.running < sum.enabled && nla_put_flag(msg, KTGEN_A_CPU_EVENT_STATS_SCALED)) ||
+	    (a->stand_in && nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_STAND_IN,
+					ktg_cpu_event_stand_in(i))))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu_acct *a,
 			     const struct cpumask *cpus, bool in)
 {
 	u64 busy = 0, cycles = 0;
 	u32 khz = ktg_tsc_khz();
 	struct nlattr *nest;
+	int cpu, i;
 	u32 n = 0;
-	int cpu;
 
 	for_each_cpu(cpu, &a->online) {
 		if (cpumask_test_cpu(cpu, cpus) != in)
@@ -131,6 +163,9 @@ static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu
 	    ((a->counted || khz) && nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_CYCLES, cycles, 0)) ||
 	    (!a->counted && khz && nla_put_flag(msg, KTGEN_A_CPU_STATS_ESTIMATED)))
 		return -EMSGSIZE;
+	for (i = 0; i < KTG_CPU_EVENTS; i++)
+		if ((a->events & BIT(i)) && ktg_cpu_put_event(msg, a, i, cpus, in))
+			return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
 }
@@ -500,6 +535,7 @@ static int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run, const struct k
 	    (p->detach && nla_put_flag(msg, KTGEN_A_RUN_DETACH)) ||
 	    (p->probe_copies && nla_put_flag(msg, KTGEN_A_RUN_PROBE_COPIES)) ||
 	    (p->probe_rx && nla_put_flag(msg, KTGEN_A_RUN_PROBE_RX)) ||
+	    (p->events && nla_put_u32(msg, KTGEN_A_RUN_EVENTS, p->events)) ||
 	    (p->interval_ms && nla_put_u32(msg, KTGEN_A_RUN_INTERVAL_MS, p->interval_ms)) ||
 	    (p->warmup_ms && nla_put_u32(msg, KTGEN_A_RUN_WARMUP_MS, p->warmup_ms)) ||
 	    (p->pace_bps && nla_put_u64_64bit(msg, KTGEN_A_RUN_PACE_BPS, p->pace_bps, 0)) ||
@@ -1329,6 +1365,7 @@ static void ktg_nl_run_scalars(struct genl_info *info, struct ktg_run_params *p)
 	p->detach = tb[KTGEN_A_RUN_DETACH];
 	p->probe_copies = tb[KTGEN_A_RUN_PROBE_COPIES];
 	p->probe_rx = tb[KTGEN_A_RUN_PROBE_RX];
+	p->events = ktg_nl_u32(info, KTGEN_A_RUN_EVENTS, 0);
 	p->user_buf = tb[KTGEN_A_RUN_USER_BUF] ? nla_get_u64(tb[KTGEN_A_RUN_USER_BUF]) : 0;
 }
 

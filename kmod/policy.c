@@ -183,4 +183,5 @@ const struct nla_policy ktg_run_policy[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_GSO]		= NLA_POLICY_RANGE(NLA_U32, 2, KTG_MAX_GSO),
 	[KTGEN_A_RUN_TOKEN]		= { .type = NLA_U64 },
 	[KTGEN_A_RUN_PROBE_RX]		= { .type = NLA_FLAG },
+	[KTGEN_A_RUN_EVENTS]		= NLA_POLICY_MASK(NLA_U32, KTG_CPU_EVENT_MASK),
 };

@@ -606,7 +606,7 @@ static int ktg_run_prepare(struct ktg_run *run, struct netlink_ext_ack *extack)
 	}
 	/* up to 1024 flows of ~600 bytes: no order-8 allocation */
 	run->flows = kvcalloc(run->p.flows, sizeof(*run->flows), GFP_KERNEL);
-	if (!run->flows || ktg_cpu_acct_init(&run->cpu)) {
+	if (!run->flows || ktg_cpu_acct_init(&run->cpu, run->p.events)) {
 		NL_SET_ERR_MSG(extack, "no memory for the run");
 		return -ENOMEM;
 	}

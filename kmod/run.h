@@ -48,6 +48,7 @@ struct ktg_run_params {
 	u64			user_buf;	/* tx user */
 	bool			probe_copies;
 	bool			probe_rx;
+	u32			events;		/* enum ktgen_cpu_event bits */
 	u32			req_size;	/* tcp-rr, udp-rr */
 	u32			resp_size;
 	u32			rate;		/* transactions/s per flow, 0: closed loop */

@@ -614,8 +614,11 @@ int sample(char **base, int nbase, struct variant *v, const struct judge *j)
 		double x = v->x[j->m[i] - metrics][v->n];
 
 		if (!(x > 0) || !isfinite(x)) {
-			fprintf(stderr, "ktgen: run of variant %s: no positive %s in its result\n",
-				v->label, j->m[i]->name);
+			char buf[128];
+			const char *why = metric_why(j->m[i], doc, buf, sizeof(buf));
+
+			fprintf(stderr, "ktgen: run of variant %s: no positive %s in its result%s%s\n",
+				v->label, j->m[i]->name, why ? ": " : "", why ? why : "");
 			err = -1;
 		}
 	}

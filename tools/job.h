@@ -110,6 +110,7 @@ extern volatile sig_atomic_t ab_signal;
 /* verdict.c */
 const struct metric *metric_find(const char *name);
 double metric_value(const struct metric *m, const struct json *doc);
+const char *metric_why(const struct metric *m, const struct json *doc, char *buf, size_t len);
 const char *rx_path_same(const struct variant *a, const struct variant *b, char *buf,
 			 size_t len);
 const char *metric_default(const char *test);

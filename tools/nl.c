@@ -138,6 +138,7 @@ static const char * const run_names[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_TOKEN]		= "token",
 	[KTGEN_A_RUN_PROBE_RX]		= "probe-rx",
 	[KTGEN_A_RUN_RX_PATH]		= "rx-path",
+	[KTGEN_A_RUN_EVENTS]		= "events",
 };
 
 static const char * const flow_names[KTGEN_A_FLOW_MAX + 1] = {

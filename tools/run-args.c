@@ -15,6 +15,7 @@
 #include "dev.h"
 #include "ktgen.h"
 #include "peer.h"
+#include "pmu.h"
 #include "run.h"
 
 static int kw_to(struct run_args *a, const char *v)
@@ -201,6 +202,11 @@ static int kw_percentiles(struct run_args *a, const char *v)
 	return err || !a->npct ? -EINVAL : 0;
 }
 
+static int kw_events(struct run_args *a, const char *v)
+{
+	return pmu_parse_events(v, &a->events);
+}
+
 static int kw_interval(struct run_args *a, const char *v)
 {
 	a->has_interval = true;
@@ -243,6 +249,9 @@ static const struct run_kw {
 	{ "token",	kw_token,	"the sink's token (0x and 16 hex digits, or decimal)" },
 	{ "busy-poll",	kw_busy_poll,	"microseconds, like 50, 200us or 10ms" },
 	{ "gso",	kw_gso,		"datagrams per send call, 2 to 64" },
+	{ "events",	kw_events,	"PMU events like cycles,instructions (cycles, "
+					"instructions, cache-references, cache-misses, "
+					"llc-load-misses, each once) or all" },
 };
 
 /* One "keyword [value]" of a run; returns the words used, or -1. */

@@ -17,6 +17,7 @@
 #include "ktgen.h"
 #include "nl.h"
 #include "peer.h"
+#include "pmu.h"
 #include "print.h"
 #include "run.h"
 #include "show.h"
@@ -100,6 +101,7 @@ const enum mnl_attr_data_type run_types[KTGEN_A_RUN_MAX + 1] = {
 	[KTGEN_A_RUN_GSO]		= MNL_TYPE_U32,
 	[KTGEN_A_RUN_PROBE_RX]		= MNL_TYPE_FLAG,
 	[KTGEN_A_RUN_RX_PATH]		= MNL_TYPE_NESTED,
+	[KTGEN_A_RUN_EVENTS]		= MNL_TYPE_U32,
 };
 
 static const enum mnl_attr_data_type rx_path_types[KTGEN_A_RX_PATH_MAX + 1] = {
@@ -137,6 +139,7 @@ static const enum mnl_attr_data_type cpu_stats_types[KTGEN_A_CPU_STATS_MAX + 1] 
 	[KTGEN_A_CPU_STATS_BUSY_NS]	= MNL_TYPE_U64,
 	[KTGEN_A_CPU_STATS_CYCLES]	= MNL_TYPE_U64,
 	[KTGEN_A_CPU_STATS_ESTIMATED]	= MNL_TYPE_FLAG,
+	/* event: repeated, walked by pmu.c */
 };
 
 static const char * const cpu_method_names[] = {
@@ -261,6 +264,7 @@ static void print_run_config(const struct nlattr **tb)
 	print_bool(PRINT_JSON, "detach", NULL, !!tb[KTGEN_A_RUN_DETACH]);
 	print_bool(PRINT_JSON, "probe_copies", NULL, !!tb[KTGEN_A_RUN_PROBE_COPIES]);
 	print_bool(PRINT_JSON, "probe_rx", NULL, !!tb[KTGEN_A_RUN_PROBE_RX]);
+	pmu_print_asked(tb[KTGEN_A_RUN_EVENTS]);
 	print_opt_u32(tb[KTGEN_A_RUN_INTERVAL_MS], "interval_ms", NULL);
 	print_opt_u32(tb[KTGEN_A_RUN_WARMUP_MS], "warmup_ms", NULL);
 	print_opt_u32(tb[KTGEN_A_RUN_REQ_SIZE], "req_size", " req %llu");
@@ -495,6 +499,15 @@ static void print_run_cpu(const struct nlattr **tb, uint64_t ns)
 	else if (method == KTGEN_CPU_METHOD_SW_EVENT)
 		print_text("  (software event standing in: cycles are ns)");
 	print_text("\n");
+	if (!pmu_has_events(tb[KTGEN_A_RUN_CPU_RUN]))
+		return;
+	/* the events, charged with the same work as their group's CPU time */
+	print_open_object("pmu");
+	pmu_print_group(tb[KTGEN_A_RUN_CPU_RUN], "run", tx_bytes, tx_msgs);
+	if (tb[KTGEN_A_RUN_CPU_OTHER])
+		pmu_print_group(tb[KTGEN_A_RUN_CPU_OTHER], "other",
+				rx ? rx_bytes : tx_bytes, rx ? rx_msgs : tx_msgs);
+	print_close_object();
 }
 
 /* "  window 2.00 s after a 1.00 s warmup: tx 1.23 Gbit/s  rx 1.22 Gbit/s" */

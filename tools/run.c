@@ -195,6 +195,8 @@ static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 		mnl_attr_put(nlh, KTGEN_A_RUN_PROBE_COPIES, 0, NULL);
 	if (a->probe_rx)
 		mnl_attr_put(nlh, KTGEN_A_RUN_PROBE_RX, 0, NULL);
+	if (a->events)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_EVENTS, a->events);
 	if (a->has_interval)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_INTERVAL_MS, a->interval_ms);
 	if (a->has_warmup)
@@ -501,6 +503,10 @@ static void run_usage_keywords(FILE *f)
 	      "probe-rx: count how receiving drivers built their skbs over the window\n"
 	      "       (build_skb, alloc+copy, page frags; GRO merges), by kprobes on\n"
 	      "       every CPU: traps too, and other receive traffic counts\n"
+	      "events: PMU events (cycles, instructions, cache-references, cache-misses,\n"
+	      "       llc-load-misses, or all) counted on every CPU over the window, per\n"
+	      "       KB and message of each group (metrics run_EVENT_per_kb, ...); one\n"
+	      "       the host cannot count is absent with its errno, never 0\n"
 	      "tcp_rr, udp_rr, tcp_crr: transactions of req bytes answered with resp bytes\n"
 	      "       (default 1/1, udp_rr 40/40), one outstanding per flow; tcp_crr\n"
 	      "       connects for each; rate TPS per flow makes it open loop, latency\n"
@@ -546,6 +552,7 @@ static void run_usage(FILE *f)
 	      "                 [tx stack|cached|nocache|zerocopy|user]\n"
 	      "                 [buffer BYTES] [sndbuf BYTES] [nodelay] [detach]\n"
 	      "                 [interval SECS] [warmup SECS] [probe] [probe-rx]\n"
+	      "                 [events LIST|all]\n"
 	      "                 [req BYTES] [resp BYTES] [rate TPS] [percentiles LIST]\n"
 	      "                 [timeout SECS] [token TOKEN]\n"
 	      "                 [rate BITS/s|Npps [burst N]] [busy-poll USECS]\n"

@@ -91,6 +91,7 @@ struct run_args {
 	bool		detach;
 	bool		probe;
 	bool		probe_rx;	/* how receiving drivers built skbs */
+	uint32_t	events;		/* enum ktgen_cpu_event bits, PMU events */
 	bool		has_req;
 	uint32_t	req;
 	bool		has_resp;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ktgen.h"
+#include "pmu.h"
 #include "print.h"
 #include "stats.h"
 #include "job.h"
@@ -65,7 +66,8 @@ static bool percentile_name(const char *name)
 }
 
 /* The metric of that name: a built-in one, one named before, or a new
- * percentile or PATH:higher|lower one. NULL for anything else.
+ * percentile, PMU event (run_EVENT_per_kb, other_EVENT_per_msg: run
+ * events) or PATH:higher|lower one. NULL for anything else.
  */
 const struct metric *metric_find(const char *name)
 {
@@ -87,6 +89,10 @@ const struct metric *metric_find(const char *name)
 		m->paths[0] = metric_paths[nmetrics];
 		m->unit = "us";
 		m->scale = 1e3;
+	} else if (pmu_metric_path(name, metric_paths[nmetrics], METRIC_NAME)) {
+		m->paths[0] = metric_paths[nmetrics];
+		m->unit = strstr(name, "_per_kb") ? "/KB" : "/msg";
+		m->scale = 1;
 	} else if (colon && colon > name &&
 		   (!strcmp(colon, ":higher") || !strcmp(colon, ":lower"))) {
 		snprintf(metric_paths[nmetrics], METRIC_NAME, "%.*s", (int)(colon - name), name);
@@ -134,6 +140,34 @@ double metric_value(const struct metric *m, const struct json *doc)
 		return v;
 	}
 	return NAN;
+}
+
+/* Why @m has no value in a run document, where the document says: a PMU
+ * event absent on the host ("instructions absent (ENOENT)") or not asked
+ * for. NULL when it does not say.
+ */
+const char *metric_why(const struct metric *m, const struct json *doc, char *buf, size_t len)
+{
+	char path[METRIC_NAME], *end, *save = NULL;
+	const struct json *ev;
+	const char *err;
+
+	if (!m->paths[0] || strncmp(m->paths[0], "pmu/", 4))
+		return NULL;
+	if (!json_get(doc, "pmu"))
+		return "the run counted no PMU events (run ... events LIST)";
+	snprintf(path, sizeof(path), "%s", m->paths[0]);
+	end = strrchr(path, '/');
+	if (end)
+		*end = '\0';
+	ev = doc;
+	for (end = strtok_r(path, "/", &save); end && ev; end = strtok_r(NULL, "/", &save))
+		ev = json_get(ev, end);
+	err = ev ? json_string(json_get(ev, "error")) : NULL;
+	if (!err)
+		return NULL;
+	snprintf(buf, len, "the event is absent: %s", err);
+	return buf;
 }
 
 int ab_metric_value(const char *name, const struct json *doc, double *v)
@@ -314,7 +348,7 @@ int judge_arg(struct judge *j, int argc, char **argv, const char **metric,
 		return 0;
 	if (!strcmp(argv[0], "metric")) {
 		if (!metric_find(argv[1])) {
-			usage_error("metric: a name (tx_bps, rx_bps, tx_pps, rx_pps, tps, pN, mean_ns, run_us_per_kb, other_us_per_kb, peer_us_per_kb, run_cycles_per_byte, other_cycles_per_byte, retrans, lost, verify_errors, timeouts, rx_build_pct, rx_alloc_pct, rx_frags_pct, rx_gro_merged) or PATH:higher|lower; not '%s'",
+			usage_error("metric: a name (tx_bps, rx_bps, tx_pps, rx_pps, tps, pN, mean_ns, run_us_per_kb, other_us_per_kb, peer_us_per_kb, run_cycles_per_byte, other_cycles_per_byte, retrans, lost, verify_errors, timeouts, rx_build_pct, rx_alloc_pct, rx_frags_pct, rx_gro_merged, run_EVENT_per_kb, run_EVENT_per_msg, other_EVENT_per_kb, other_EVENT_per_msg) or PATH:higher|lower; not '%s'",
 				    argv[1]);
 			return -1;
 		}

@@ -131,6 +131,12 @@ t run_del_extra 2 "run del: unexpected '2'" run del 1 2
 t run_pct_range 2 "percentiles needs up to 16 percentiles like 50,90,99.9, not '50,101'" run tcp_rr to 10.0.0.1 port 1 percentiles 50,101
 t run_pct_many 2 'percentiles needs' run tcp_rr to 10.0.0.1 port 1 percentiles 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17
 t run_pct_empty 2 'percentiles needs' run tcp_rr to 10.0.0.1 port 1 percentiles ,
+t run_events_unknown 2 "events needs PMU events like cycles,instructions .* not 'cycles,bogus'" run tcp_stream to 10.0.0.1 port 1 events cycles,bogus
+t run_events_twice 2 "events needs .* not 'cycles,cycles'" run tcp_stream to 10.0.0.1 port 1 events cycles,cycles
+t run_events_empty 2 'events needs' run tcp_stream to 10.0.0.1 port 1 events ,
+t run_events_none 2 'events needs' run tcp_stream to 10.0.0.1 port 1 events
+t ab_metric_event 4 'module is not loaded' ab repeat 2 a "" b "" metric run_cache_misses_per_kb gate other_llc_load_misses_per_msg -- run tcp_stream to 10.0.0.1 port 1 events all
+t ab_metric_event_bad 2 "metric: a name .*run_EVENT_per_kb.* not 'run_bogus_per_kb'" ab repeat 2 a "" b "" metric run_bogus_per_kb -- run tcp_stream to 10.0.0.1 port 1
 t run_token_bad 2 "token needs the sink's token \(0x and 16 hex digits, or decimal\), not '0xz1'" run tcp_rr to 10.0.0.1 port 1 token 0xz1
 t run_token_zero 2 "token needs the sink's token" run udp_rr to 10.0.0.1 port 1 token 0
 t run_token_neg 2 "token needs the sink's token" run udp_rr to 10.0.0.1 port 1 token -1

@@ -29,6 +29,7 @@
 #include "json.h"
 #include "ktgen.h"
 #include "nl.h"
+#include "pmu.h"
 #include "print.h"
 #include "show.h"
 
@@ -1243,6 +1244,155 @@ static void test_pattern(void)
 	free(buf);
 }
 
+/* run events: a group's event nest, with what it says. */
+static void pmu_event_put(struct nlmsghdr *nlh, uint32_t bit, uint64_t count, uint64_t enabled,
+			  uint64_t running, uint32_t err, uint32_t stand_in)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, KTGEN_A_CPU_STATS_EVENT);
+
+	mnl_attr_put_u32(nlh, KTGEN_A_CPU_EVENT_STATS_EVENT, bit);
+	if (err) {
+		mnl_attr_put_u32(nlh, KTGEN_A_CPU_EVENT_STATS_ERROR, err);
+	} else {
+		mnl_attr_put_u64(nlh, KTGEN_A_CPU_EVENT_STATS_ENABLED_NS, enabled);
+		mnl_attr_put_u64(nlh, KTGEN_A_CPU_EVENT_STATS_RUNNING_NS, running);
+		if (running)
+			mnl_attr_put_u64(nlh, KTGEN_A_CPU_EVENT_STATS_COUNT, count);
+		if (running < enabled)
+			mnl_attr_put(nlh, KTGEN_A_CPU_EVENT_STATS_SCALED, 0, NULL);
+	}
+	if (stand_in != UINT32_MAX)
+		mnl_attr_put_u32(nlh, KTGEN_A_CPU_EVENT_STATS_STAND_IN, stand_in);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* A done run of 1 MiB in 1024 messages with events: cycles counted,
+ * instructions multiplexed (ran half its time), cache-misses absent
+ * (ENOENT), llc-load-misses never on the PMU; or, @sw, the software
+ * events standing in.
+ */
+static struct nlmsghdr *pmu_run(char *buf, bool sw)
+{
+	struct nlmsghdr *nlh = genl_msg(buf, KTGEN_CMD_RUN_DONE);
+	struct nlattr *nest;
+	int g;
+
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_ID, 6);
+	mnl_attr_put_u32(nlh, KTGEN_A_RUN_EVENTS, sw ? 3 : 27);
+	mnl_attr_put_u64(nlh, KTGEN_A_RUN_DURATION_NS, 1000000000);
+	nest = mnl_attr_nest_start(nlh, KTGEN_A_RUN_TX);
+	mnl_attr_put_u64(nlh, KTGEN_A_TX_STATS_BYTES, 1 << 20);
+	mnl_attr_put_u64(nlh, KTGEN_A_TX_STATS_MSGS, 1024);
+	mnl_attr_nest_end(nlh, nest);
+	for (g = 0; g < 2; g++) {
+		nest = mnl_attr_nest_start(nlh, g ? KTGEN_A_RUN_CPU_OTHER : KTGEN_A_RUN_CPU_RUN);
+		mnl_attr_put_u32(nlh, KTGEN_A_CPU_STATS_METHOD,
+				 sw ? KTGEN_CPU_METHOD_SW_EVENT : KTGEN_CPU_METHOD_PMU_CYCLES);
+		mnl_attr_put_u32(nlh, KTGEN_A_CPU_STATS_CPUS, 1);
+		mnl_attr_put_u64(nlh, KTGEN_A_CPU_STATS_BUSY_NS, 500000000);
+		mnl_attr_put_u64(nlh, KTGEN_A_CPU_STATS_CYCLES, 2000000000);
+		if (sw) {
+			pmu_event_put(nlh, KTGEN_CPU_EVENT_CYCLES, 1000000000, 1000000000,
+				      1000000000, 0, 0 /* PERF_COUNT_SW_CPU_CLOCK */);
+			pmu_event_put(nlh, KTGEN_CPU_EVENT_INSTRUCTIONS, 999000000, 1000000000,
+				      1000000000, 0, 1 /* PERF_COUNT_SW_TASK_CLOCK */);
+		} else {
+			pmu_event_put(nlh, KTGEN_CPU_EVENT_CYCLES, 2048000, 1000, 1000, 0,
+				      UINT32_MAX);
+			pmu_event_put(nlh, KTGEN_CPU_EVENT_INSTRUCTIONS, 4096000, 1000, 500, 0,
+				      UINT32_MAX);
+			pmu_event_put(nlh, KTGEN_CPU_EVENT_CACHE_MISSES, 0, 0, 0, ENOENT,
+				      UINT32_MAX);
+			pmu_event_put(nlh, KTGEN_CPU_EVENT_LLC_LOAD_MISSES, 0, 1000, 0, 0,
+				      UINT32_MAX);
+		}
+		mnl_attr_nest_end(nlh, nest);
+	}
+	return nlh;
+}
+
+static void test_pmu_print(void)
+{
+	const char *out;
+	char buf[2048];
+
+	capture_start(false, false);
+	run_print_cb(pmu_run(buf, false), NULL);
+	out = capture_end();
+	CHECK(strstr(out, " events cycles,instructions,cache-misses,llc-load-misses"));
+	CHECK(strstr(out, "\n  pmu run: cycles 2048000 (2000/KB, 2000/msg)  instructions 4096000 "
+			  "(scaled, ran 50.0 %) (4000/KB, 4000/msg)  cache-misses absent (ENOENT)  "
+			  "llc-load-misses absent (not counted: multiplexed out)\n"));
+	CHECK(strstr(out, "\n  pmu other: cycles 2048000"));
+	CHECK(!strstr(out, "cache-misses 0") && !strstr(out, "llc-load-misses 0"));
+	capture_start(true, false);
+	run_print_cb(pmu_run(buf, false), NULL);
+	out = capture_end();
+	CHECK(strstr(out, "\"events\":[\"cycles\",\"instructions\",\"cache-misses\","
+			  "\"llc-load-misses\"]"));
+	CHECK(strstr(out, "\"pmu\":{\"run\":{\"cycles\":{\"enabled_ns\":1000,\"running_ns\":1000,"
+			  "\"scaled\":false,\"running_pct\":100,\"count\":2048000,\"per_kb\":2000,"
+			  "\"per_msg\":2000},\"instructions\":{\"enabled_ns\":1000,"
+			  "\"running_ns\":500,\"scaled\":true,\"running_pct\":50,\"count\":4096000,"
+			  "\"per_kb\":4000,\"per_msg\":4000},\"cache_misses\":{\"absent\":true,"
+			  "\"errno\":2,\"error\":\"ENOENT\"},\"llc_load_misses\":{\"enabled_ns\":1000,"
+			  "\"running_ns\":0,\"scaled\":true,\"running_pct\":0,\"absent\":true,"
+			  "\"error\":\"not counted: multiplexed out\"}},\"other\":{"));
+	capture_start(false, false);
+	run_print_cb(pmu_run(buf, true), NULL);
+	out = capture_end();
+	CHECK(strstr(out, "\n  pmu run: cycles [cpu-clock] 1000000000 (9.766e+05/KB, 9.766e+05/msg)"
+			  "  instructions [task-clock] 999000000 "));
+	capture_start(true, false);
+	run_print_cb(pmu_run(buf, true), NULL);
+	out = capture_end();
+	CHECK(strstr(out, "\"cycles\":{\"stand_in\":\"cpu-clock\",\"enabled_ns\":1000000000"));
+}
+
+/* The events word, and the metrics the events make. */
+static void test_pmu_words(void)
+{
+	static const char doc_text[] =
+		"{\"pmu\":{\"run\":{\"instructions\":{\"count\":5000,\"per_kb\":2.5,"
+		"\"per_msg\":7},\"cache_misses\":{\"absent\":true,\"errno\":2,"
+		"\"error\":\"ENOENT\"}},\"other\":{\"instructions\":{\"per_kb\":0.5}}}}";
+	char err[128], why[128];
+	struct json *doc = json_parse(doc_text, strlen(doc_text), err, sizeof(err));
+	uint32_t ev = 0;
+	double v = 0;
+
+	CHECK(!pmu_parse_events("cycles", &ev) && ev == KTGEN_CPU_EVENT_CYCLES);
+	CHECK(!pmu_parse_events("instructions,llc-load-misses", &ev) &&
+	      ev == (KTGEN_CPU_EVENT_INSTRUCTIONS | KTGEN_CPU_EVENT_LLC_LOAD_MISSES));
+	CHECK(!pmu_parse_events("cache_misses,cache-references", &ev) && ev == 12);
+	CHECK(!pmu_parse_events("all", &ev) && ev == 31);
+	CHECK(pmu_parse_events("cycles,bogus", &ev) == -EINVAL);
+	CHECK(pmu_parse_events("cycles,cycles", &ev) == -EINVAL);
+	CHECK(pmu_parse_events("", &ev) == -EINVAL);
+	CHECK(pmu_parse_events(",", &ev) == -EINVAL);
+	CHECK(pmu_parse_events("all,cycles", &ev) == -EINVAL);
+	CHECK(doc);
+	if (!doc)
+		return;
+	CHECK(!ab_metric_value("run_instructions_per_kb", doc, &v) && v == 2.5);
+	CHECK(!ab_metric_value("run_instructions_per_msg", doc, &v) && v == 7);
+	CHECK(!ab_metric_value("other_instructions_per_kb", doc, &v) && v == 0.5);
+	CHECK(ab_metric_value("run_cache_misses_per_kb", doc, &v) == -ENODATA);
+	CHECK(ab_metric_value("run_cycles_per_kb", doc, &v) == -ENODATA);
+	CHECK(ab_metric_value("run_instructions_per_byte", doc, &v) == -ENOENT);
+	CHECK(ab_metric_value("peer_instructions_per_kb", doc, &v) == -ENOENT);
+	CHECK(ab_metric_value("run_instructions", doc, &v) == -ENOENT);
+	CHECK_STR(metric_why(metric_find("run_cache_misses_per_kb"), doc, why, sizeof(why)) ?: "",
+		  "the event is absent: ENOENT");
+	CHECK(!metric_why(metric_find("run_cycles_per_kb"), doc, why, sizeof(why)));
+	CHECK(!metric_why(metric_find("tx_bps"), doc, why, sizeof(why)));
+	json_free(doc);
+	doc = json_parse("{\"tx_bps\":1}", 12, err, sizeof(err));
+	CHECK(doc && !strcmp(metric_why(metric_find("run_cycles_per_msg"), doc, why, sizeof(why)),
+			     "the run counted no PMU events (run ... events LIST)"));
+	json_free(doc);
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1264,6 +1414,8 @@ static const struct {
 	{ "preflight_warnings", test_preflight },
 	{ "rx_path_print", test_rx_path },
 	{ "ab_rx_path_same", test_rx_path_same },
+	{ "pmu_print", test_pmu_print },
+	{ "pmu_words", test_pmu_words },
 };
 
 int main(void)

@@ -71,6 +71,78 @@ t_cpu_sw_event()
 }
 case_add cpu_sw_event t_cpu_sw_event 120
 
+# run events: a counter per CPU per PMU event over the window. With
+# cpu_event=sw software events stand in (cycles by cpu-clock, instructions
+# by task-clock: each CPU counts its wall time, so a group the window
+# times its CPUs). The stock module where there is no PMU (these guests):
+# every hardware event absent with its errno, never a 0. Bad words and
+# unknown event bits refused.
+t_cpu_events()
+{
+	local out n
+
+	need_perf
+	n=$(nproc)
+	load_module cpu_event=sw
+	$KTGEN sink add tcp port 5510 rx discard cpus 1 >/dev/null
+	out=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5510 cpus 0 time 0.5 events all)
+	echo "$out" | json_check "d['state'] == 'done' and
+		d['events'] == ['cycles', 'instructions', 'cache-references', 'cache-misses',
+				'llc-load-misses'] and
+		all(d['pmu'][g][k]['stand_in'] == s for g in ('run', 'other')
+		    for k, s in (('cycles', 'cpu-clock'), ('instructions', 'task-clock'),
+				 ('cache_references', 'context-switches'),
+				 ('cache_misses', 'cpu-migrations'), ('llc_load_misses', 'page-faults'))) and
+		all('absent' not in e and e['count'] >= 0 and e['running_ns'] == e['enabled_ns'] and
+		    not e['scaled'] and abs(e['enabled_ns'] - c * d['duration_ns']) < 0.1 * c * d['duration_ns']
+		    for g, c in (('run', 1), ('other', $n - 1)) for e in d['pmu'][g].values()) and
+		all(abs(d['pmu'][g][k]['count'] - c * d['duration_ns']) < 0.1 * c * d['duration_ns']
+		    for g, c in (('run', 1), ('other', $n - 1)) for k in ('cycles', 'instructions')) and
+		d['pmu']['other']['cache_references']['count'] > 0 and
+		abs(d['pmu']['run']['cycles']['per_kb'] -
+		    d['pmu']['run']['cycles']['count'] / (d['tx']['bytes'] / 1024)) <
+		    1e-6 * d['pmu']['run']['cycles']['per_kb'] and
+		abs(d['pmu']['run']['cycles']['per_msg'] -
+		    d['pmu']['run']['cycles']['count'] / d['tx']['msgs']) <
+		    1e-6 * d['pmu']['run']['cycles']['per_msg']"
+	out=$($KTGEN run show 1)
+	log "$out"
+	echo "$out" | grep -Eq "^  pmu run: cycles \[cpu-clock\] [0-9]+ \([0-9.e+]+/KB, [0-9.e+]+/msg\)  instructions \[task-clock\] [0-9]+ " ||
+		fail "no pmu line: $out"
+	# A run without the word has none of it.
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 5510 cpus 0 msgs 10 |
+		json_check "d['state'] == 'done' and 'events' not in d and 'pmu' not in d"
+	expect_fail 2 "events needs PMU events .* not 'cycles,bogus'" \
+		$KTGEN run tcp_stream to 127.0.0.1 port 5510 events cycles,bogus
+	expect_fail 1 "reserved bit set.*events" \
+		"$KTGEN_NLRAW" run-new 2:u32:0 3:hex:7f000001 4:hex:1586 12:u64:10 48:u32:32
+	rmmod ktgen
+
+	# The stock module: real events, absent here with their errno.
+	load_module
+	$KTGEN sink add tcp port 5510 rx discard cpus 1 >/dev/null
+	out=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5510 cpus 0 msgs 10 events all)
+	if $KTGEN -j info | json_check "d['pmu'] is False" 2>/dev/null; then
+		echo "$out" | json_check "d['state'] == 'done' and d['cpu']['method'] == 'busy-time' and
+			all(e['absent'] is True and e['errno'] > 0 and 'count' not in e and
+			    e['error'] in ('ENOENT', 'EOPNOTSUPP', 'ENODEV')
+			    for g in d['pmu'].values() for e in g.values()) and
+			len(d['pmu']['run']) == 5 and len(d['pmu']['other']) == 5"
+		out=$($KTGEN run show 1)
+		log "$out"
+		echo "$out" | grep -Eq "^  pmu run: cycles absent \((ENOENT|EOPNOTSUPP|ENODEV)\)  instructions absent" ||
+			fail "no absent events: $out"
+		# An absent event makes no metric; the job says why.
+		expect_fail 4 "no positive run_instructions_per_kb in its result: the event is absent: (ENOENT|EOPNOTSUPP|ENODEV)" \
+			$KTGEN ab repeat 2 a "" b "tx cached" metric run_instructions_per_kb -- \
+			run tcp_stream to 127.0.0.1 port 5510 cpus 0 msgs 10 events instructions
+	else
+		echo "$out" | json_check "d['state'] == 'done' and
+			d['pmu']['run']['cycles']['count'] > 0 and d['pmu']['run']['instructions']['count'] > 0"
+	fi
+}
+case_add cpu_events t_cpu_events 120
+
 # interval: progress every half second. The intervals tile the window from
 # its start, and what they add up to falls short of the totals by at most
 # what one interval carries (the part after the last one).

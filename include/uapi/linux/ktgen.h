@@ -151,6 +151,31 @@ enum ktgen_rx_path_counter {
 	KTGEN_RX_PATH_COUNTER_GRO_MERGED = 16,
 };
 
+/**
+ * enum ktgen_cpu_event - PMU events a run may count on every online CPU over
+ *   its measured window (run events), as bits.
+ * @KTGEN_CPU_EVENT_CYCLES: Unhalted cycles (PERF_COUNT_HW_CPU_CYCLES); with
+ *   cpu_event=sw cpu-clock (ns) stands in.
+ * @KTGEN_CPU_EVENT_INSTRUCTIONS: Instructions retired
+ *   (PERF_COUNT_HW_INSTRUCTIONS); with cpu_event=sw task-clock (ns) stands in.
+ * @KTGEN_CPU_EVENT_CACHE_REFERENCES: Last-level cache accesses as the PMU
+ *   driver defines them (PERF_COUNT_HW_CACHE_REFERENCES); with cpu_event=sw
+ *   context-switches stand in.
+ * @KTGEN_CPU_EVENT_CACHE_MISSES: Last-level cache misses as the PMU driver
+ *   defines them (PERF_COUNT_HW_CACHE_MISSES); with cpu_event=sw
+ *   cpu-migrations stand in.
+ * @KTGEN_CPU_EVENT_LLC_LOAD_MISSES: Loads that missed the last-level cache
+ *   (PERF_TYPE_HW_CACHE LL, read, miss), which is L2 on CPUs whose last level
+ *   is L2; with cpu_event=sw page-faults stand in.
+ */
+enum ktgen_cpu_event {
+	KTGEN_CPU_EVENT_CYCLES = 1,
+	KTGEN_CPU_EVENT_INSTRUCTIONS = 2,
+	KTGEN_CPU_EVENT_CACHE_REFERENCES = 4,
+	KTGEN_CPU_EVENT_CACHE_MISSES = 8,
+	KTGEN_CPU_EVENT_LLC_LOAD_MISSES = 16,
+};
+
 enum {
 	KTGEN_A_INFO_VERSION = 1,
 	KTGEN_A_INFO_ABI_VERSION,
@@ -218,9 +243,23 @@ enum {
 	KTGEN_A_CPU_STATS_BUSY_NS,
 	KTGEN_A_CPU_STATS_CYCLES,
 	KTGEN_A_CPU_STATS_ESTIMATED,
+	KTGEN_A_CPU_STATS_EVENT,
 
 	__KTGEN_A_CPU_STATS_MAX,
 	KTGEN_A_CPU_STATS_MAX = (__KTGEN_A_CPU_STATS_MAX - 1)
+};
+
+enum {
+	KTGEN_A_CPU_EVENT_STATS_EVENT = 1,
+	KTGEN_A_CPU_EVENT_STATS_COUNT,
+	KTGEN_A_CPU_EVENT_STATS_ENABLED_NS,
+	KTGEN_A_CPU_EVENT_STATS_RUNNING_NS,
+	KTGEN_A_CPU_EVENT_STATS_SCALED,
+	KTGEN_A_CPU_EVENT_STATS_ERROR,
+	KTGEN_A_CPU_EVENT_STATS_STAND_IN,
+
+	__KTGEN_A_CPU_EVENT_STATS_MAX,
+	KTGEN_A_CPU_EVENT_STATS_MAX = (__KTGEN_A_CPU_EVENT_STATS_MAX - 1)
 };
 
 enum {
@@ -344,6 +383,7 @@ enum {
 	KTGEN_A_RUN_TOKEN,
 	KTGEN_A_RUN_PROBE_RX,
 	KTGEN_A_RUN_RX_PATH,
+	KTGEN_A_RUN_EVENTS,
 
 	__KTGEN_A_RUN_MAX,
 	KTGEN_A_RUN_MAX = (__KTGEN_A_RUN_MAX - 1)
