@@ -174,34 +174,12 @@ static void print_env_diff(const struct job *a, const struct job *b)
 	print_close_array();
 }
 
-/* BASE with NEW's samples added, as a baseline document. */
-static int diff_save(const char *path, const struct json *base, const struct json *new,
-		     const char *var)
+/* Each metric's samples, BASE's then NEW's (variant @var). */
+static void diff_save_metrics(const struct json *base, const struct json *new,
+			      const char *var)
 {
-	char tmp[4096];
-	double sessions = 1, s2 = 1;
-	struct job jb;
-	FILE *f;
 	size_t i;
-	int err;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "ktgen: %s: %s\n", tmp, strerror(errno));
-		return -1;
-	}
-	json_number(json_get(base, "sessions"), &sessions);
-	json_number(json_get(new, "sessions"), &s2);
-	print_finish();
-	print_init(f, true, true);
-	print_open_object(NULL);
-	print_string(PRINT_JSON, "baseline", NULL, "ktgen");
-	print_u64(PRINT_JSON, "sessions", NULL, (uint64_t)(sessions + s2));
-	doc_job(base, "a", &jb);
-	if (!jb.known)
-		doc_job(new, var, &jb);
-	print_job(&jb);
 	print_open_object("metrics");
 	for (i = 0; i < NMETRICS; i++) {
 		double *a = NULL, *b = NULL;
@@ -224,6 +202,36 @@ static int diff_save(const char *path, const struct json *base, const struct jso
 		free(b);
 	}
 	print_close_object();
+}
+
+/* BASE with NEW's samples added, as a baseline document. */
+static int diff_save(const char *path, const struct json *base, const struct json *new,
+		     const char *var)
+{
+	char tmp[4096];
+	double sessions = 1, s2 = 1;
+	struct job jb;
+	FILE *f;
+	int err;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "ktgen: %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	json_number(json_get(base, "sessions"), &sessions);
+	json_number(json_get(new, "sessions"), &s2);
+	print_finish();
+	print_init(f, true, true);
+	print_open_object(NULL);
+	print_string(PRINT_JSON, "baseline", NULL, "ktgen");
+	print_u64(PRINT_JSON, "sessions", NULL, (uint64_t)(sessions + s2));
+	doc_job(base, "a", &jb);
+	if (!jb.known)
+		doc_job(new, var, &jb);
+	print_job(&jb);
+	diff_save_metrics(base, new, var);
 	print_close_object();
 	err = print_finish();
 	err |= fclose(f);

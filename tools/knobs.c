@@ -29,6 +29,36 @@ static char cur_ns[64];
 static bool own_mounts;		/* in a mount namespace of our own */
 static bool own_sysfs;		/* /sys is our mount of cur_ns's sysfs */
 
+/* sysfs shows the devices of the namespace it was mounted in: in a mount
+ * namespace of our own (its mounts go with the process) a fresh one covers
+ * /sys while we are away from home (in namespace @name), and is taken off
+ * again when we return ("").
+ */
+static int ns_sysfs(const char *name)
+{
+	if (own_sysfs) {
+		umount2("/sys", MNT_DETACH);
+		own_sysfs = false;
+	}
+	if (!*name)
+		return 0;
+	if (!own_mounts) {
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) {
+			fprintf(stderr, "ktgen: a mount namespace for sysfs: %s\n",
+				strerror(errno));
+			return -1;
+		}
+		own_mounts = true;
+	}
+	if (mount("sysfs", "/sys", "sysfs", 0, NULL)) {
+		fprintf(stderr, "ktgen: mounting sysfs: %s\n", strerror(errno));
+		return -1;
+	}
+	own_sysfs = true;
+	return 0;
+}
+
 /* Enter network namespace @name ("" for this process's own), with /sys
  * showing its devices. 0 or -1 after a message.
  */
@@ -66,32 +96,7 @@ static int ns_enter(const char *name)
 		return -1;
 	}
 	snprintf(cur_ns, sizeof(cur_ns), "%s", name);
-	/* sysfs shows the devices of the namespace it was mounted in: in a
-	 * mount namespace of our own (its mounts go with the process) a
-	 * fresh one covers /sys while we are away from home, and is taken
-	 * off again when we return.
-	 */
-	if (own_sysfs) {
-		umount2("/sys", MNT_DETACH);
-		own_sysfs = false;
-	}
-	if (!*name)
-		return 0;
-	if (!own_mounts) {
-		if (unshare(CLONE_NEWNS) ||
-		    mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL)) {
-			fprintf(stderr, "ktgen: a mount namespace for sysfs: %s\n",
-				strerror(errno));
-			return -1;
-		}
-		own_mounts = true;
-	}
-	if (mount("sysfs", "/sys", "sysfs", 0, NULL)) {
-		fprintf(stderr, "ktgen: mounting sysfs: %s\n", strerror(errno));
-		return -1;
-	}
-	own_sysfs = true;
-	return 0;
+	return ns_sysfs(name);
 }
 
 /* Run @fn of @k inside its namespace, and come back. */

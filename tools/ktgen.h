@@ -44,13 +44,15 @@ int do_ab(int argc, char **argv);
 int do_diff(int argc, char **argv);
 int do_sweep(int argc, char **argv);
 int do_peer(int argc, char **argv);
-/* ktgen run ... repeat N (ab.c). */
+/* ktgen run ... repeat N (repeat.c), and the check of a run's words that
+ * a job passes on (run-args.c).
+ */
 int run_repeat(int argc, char **argv);
 int run_words_check(const char *what, int argc, char **argv);
 struct json;
 /* The value of metric @name (ab's names, pN, PATH:higher|lower) in a run
  * document: 0, -ENOENT for a name that is none, -ENODATA when the
- * document has no value for it (ab.c, for the unit tests).
+ * document has no value for it (verdict.c, for the unit tests).
  */
 int ab_metric_value(const char *name, const struct json *doc, double *v);
 

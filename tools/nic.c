@@ -25,7 +25,7 @@
 #include "nl.h"
 #include "print.h"
 
-/* The link kind the module registers (kmod/nic.c). */
+/* The link kind the module registers (kmod/nic/link.c). */
 #define KTG_NIC_KIND	KTGEN_NIC_KIND
 
 static const char * const rx_style_names[] = {

@@ -879,10 +879,22 @@ static void serve_report(const struct sink_reply *r, bool opened, const struct p
 	print_close_object();
 }
 
-static int peer_serve(int argc, char **argv)
+/* Ctrl-C, a hangup or the ssh session's end stop the wait (the sink is
+ * deleted and the knobs put back); a closed pipe is an error, not a death.
+ */
+static void serve_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	struct sigaction sa = { .sa_handler = serve_on_signal };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static int peer_serve(int argc, char **argv)
+{
 	struct sink_reply r = { };
 	struct peer_snap w0, w1;
 	struct ctr_set before = { }, after = { };
@@ -890,17 +902,14 @@ static int peer_serve(int argc, char **argv)
 	struct sink_added added;
 	struct sink_args args;
 	struct nl_ctx ctx;
-	int i, ret = EXIT_OK;
+	int ret = EXIT_OK;
 	char token[24] = "";
 	bool opened;
 	uint32_t id;
 
 	if (serve_parse(argc, argv, &args, &knobs))
 		return EXIT_USAGE;
-	for (i = 0; i < (int)ARRAY_SIZE(sigs); i++)
-		sigaction(sigs[i], &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-
+	serve_signals();
 	if (nl_open(&ctx)) {
 		knobs_free(&knobs);
 		return EXIT_FAIL;

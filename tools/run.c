@@ -160,6 +160,29 @@ static int run_wait(struct nl_ctx *ctx, struct run_wait *w, const sigset_t *wait
 	return 0;
 }
 
+/* When the run sends and reports: intervals, warmup, rate and pacing,
+ * busy polling, the rr timeout.
+ */
+static void run_put_timing(struct nlmsghdr *nlh, const struct run_args *a)
+{
+	if (a->has_interval)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_INTERVAL_MS, a->interval_ms);
+	if (a->has_warmup)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_WARMUP_MS, a->warmup_ms);
+	if (a->has_rate)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_RATE, a->rate);
+	if (a->pace_bps)
+		mnl_attr_put_u64(nlh, KTGEN_A_RUN_PACE_BPS, a->pace_bps);
+	if (a->pace_pps)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_PACE_PPS, a->pace_pps);
+	if (a->has_burst)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_BURST, a->burst);
+	if (a->has_busy_poll)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_BUSY_POLL, a->busy_poll_us);
+	if (a->has_rr_timeout)
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_RR_TIMEOUT_MS, a->rr_timeout_ms);
+}
+
 static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 {
 	mnl_attr_put_u32(nlh, KTGEN_A_RUN_TEST, a->test);
@@ -197,32 +220,17 @@ static void run_put(struct nlmsghdr *nlh, const struct run_args *a)
 		mnl_attr_put(nlh, KTGEN_A_RUN_PROBE_RX, 0, NULL);
 	if (a->events)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_EVENTS, a->events);
-	if (a->has_interval)
-		mnl_attr_put_u32(nlh, KTGEN_A_RUN_INTERVAL_MS, a->interval_ms);
-	if (a->has_warmup)
-		mnl_attr_put_u32(nlh, KTGEN_A_RUN_WARMUP_MS, a->warmup_ms);
 	if (a->has_req)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_REQ_SIZE, a->req);
 	if (a->has_resp)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_RESP_SIZE, a->resp);
 	if (a->has_token)
 		mnl_attr_put_u64(nlh, KTGEN_A_RUN_TOKEN, a->token);
-	if (a->has_rate)
-		mnl_attr_put_u32(nlh, KTGEN_A_RUN_RATE, a->rate);
-	if (a->pace_bps)
-		mnl_attr_put_u64(nlh, KTGEN_A_RUN_PACE_BPS, a->pace_bps);
-	if (a->pace_pps)
-		mnl_attr_put_u32(nlh, KTGEN_A_RUN_PACE_PPS, a->pace_pps);
-	if (a->has_burst)
-		mnl_attr_put_u32(nlh, KTGEN_A_RUN_BURST, a->burst);
-	if (a->has_busy_poll)
-		mnl_attr_put_u32(nlh, KTGEN_A_RUN_BUSY_POLL, a->busy_poll_us);
 	if (a->has_gso)
 		mnl_attr_put_u32(nlh, KTGEN_A_RUN_GSO, a->gso);
 	if (a->npct)
 		mnl_attr_put(nlh, KTGEN_A_RUN_PERCENTILES, a->npct * sizeof(a->pct[0]), a->pct);
-	if (a->has_rr_timeout)
-		mnl_attr_put_u32(nlh, KTGEN_A_RUN_RR_TIMEOUT_MS, a->rr_timeout_ms);
+	run_put_timing(nlh, a);
 }
 
 static int run_id_cb(const struct nlmsghdr *nlh, void *data)

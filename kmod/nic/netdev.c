@@ -284,6 +284,22 @@ static int ktg_nic_stop(struct net_device *dev)
 	return 0;
 }
 
+/* A device that is down takes the new sizes for its next open. */
+static int ktg_nic_reconfigure_down(struct ktg_nic *nic, u32 channels, u32 rx_ring,
+				    u32 tx_ring, struct netlink_ext_ack *extack)
+{
+	int err;
+
+	err = netif_set_real_num_queues(nic->dev, channels, channels);
+	if (err) {
+		NL_SET_ERR_MSG_MOD(extack, "cannot change the number of queues");
+		return err;
+	}
+	nic->rx_ring = rx_ring;
+	nic->tx_ring = tx_ring;
+	return 0;
+}
+
 /*
  * Apply ring or channel settings. The new rings are set up first, while
  * the old ones carry traffic: a failure there changes nothing (the old
@@ -309,16 +325,8 @@ int ktg_nic_reconfigure(struct ktg_nic *nic, u32 channels, u32 rx_ring,
 		NL_SET_ERR_MSG_MOD(extack, "channels: 1 to the rings a device has");
 		return -EINVAL;
 	}
-	if (!nic->up) {
-		err = netif_set_real_num_queues(dev, channels, channels);
-		if (err) {
-			NL_SET_ERR_MSG_MOD(extack, "cannot change the number of queues");
-			return err;
-		}
-		nic->rx_ring = rx_ring;
-		nic->tx_ring = tx_ring;
-		return 0;
-	}
+	if (!nic->up)
+		return ktg_nic_reconfigure_down(nic, channels, rx_ring, tx_ring, extack);
 	r = ktg_nic_rings_alloc(nic, channels, rx_ring, tx_ring);
 	if (IS_ERR(r) && PTR_ERR(r) == -ENOSPC)
 		NL_SET_ERR_MSG_MOD(extack, "new and old rings exceed page budget: nothing changed");
