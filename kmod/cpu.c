@@ -21,9 +21,9 @@
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/kernel_stat.h>
-#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/overflow.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
@@ -31,6 +31,7 @@
 
 #include "compat.h"
 #include "cpu.h"
+#include "cpu-scale.h"
 
 static char *cpu_event = "cycles";
 module_param(cpu_event, charp, 0444);
@@ -244,22 +245,9 @@ static void ktg_cpu_events_start(struct ktg_cpu_acct *a)
 	}
 }
 
-/* @count * @enabled / @running (running below enabled) without overflow,
- * as perf scales a multiplexed count: the times shifted down to 32 bits
- * first (mul_u64_u64_div_u64() is not exported everywhere).
- */
-static u64 ktg_cpu_scale(u64 count, u64 enabled, u64 running)
-{
-	while (enabled > U32_MAX) {
-		enabled >>= 1;
-		running >>= 1;
-	}
-	return mul_u64_u32_div(count, enabled, max_t(u64, running, 1));
-}
-
 /* The window closes: what each counter counted in it, scaled to its
- * enabled time where it was multiplexed; a counter that never ran has
- * running 0 and no count to scale (ktg_cpu_event_group() says so).
+ * enabled time where it was multiplexed; a counter that never ran
+ * (running 0) has no count to scale (ktg_cpu_event_group() says so).
  */
 static void ktg_cpu_events_stop(struct ktg_cpu_acct *a)
 {
@@ -274,17 +262,17 @@ static void ktg_cpu_events_stop(struct ktg_cpu_acct *a)
 
 			count = ktg_perf_read(c->ev, &enabled, &running);
 			perf_event_disable(c->ev);
-			c->count = count - c->count;
 			c->enabled = enabled - c->enabled;
 			c->running = running - c->running;
-			if (c->running && c->running < c->enabled)
-				c->count = ktg_cpu_scale(c->count, c->enabled, c->running);
+			c->counted = ktg_cpu_scale(count - c->count, c->enabled, c->running,
+						   &c->count);
 		}
 	}
 }
 
 /* Event @i summed over the CPUs of @cpus (@in) or the others; false when
- * some CPU of the group never had it running (no count to give).
+ * some CPU of the group never had it running, or the sum passes 64 bits
+ * (no count to give).
  */
 bool ktg_cpu_event_group(const struct ktg_cpu_acct *a, int i, const struct cpumask *cpus,
 			 bool in, struct ktg_cpu_evc *sum)
@@ -298,11 +286,10 @@ bool ktg_cpu_event_group(const struct ktg_cpu_acct *a, int i, const struct cpuma
 
 		if (cpumask_test_cpu(cpu, cpus) != in)
 			continue;
-		sum->count += c->count;
+		if (!c->counted || check_add_overflow(sum->count, c->count, &sum->count))
+			counted = false;
 		sum->enabled += c->enabled;
 		sum->running += c->running;
-		if (!c->running)
-			counted = false;
 	}
 	return counted;
 }

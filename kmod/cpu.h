@@ -15,13 +15,15 @@
 struct perf_event;
 
 /* One PMU event on one CPU: its counter, then what it counted in the
- * window (the count scaled to the enabled time when multiplexed).
+ * window (the count scaled to the enabled time when multiplexed; none
+ * when it never ran).
  */
 struct ktg_cpu_evc {
 	struct perf_event	*ev;
 	u64			count;
 	u64			enabled;
 	u64			running;
+	bool			counted;
 };
 
 /* A CPU account's window: opened (its start values taken), then closed. */
