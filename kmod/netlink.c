@@ -1453,6 +1453,15 @@ static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = ktg_nl_run_params(info, &p);
 	if (err)
 		return err;
+	/* Kernel counters bypass perf_event_paranoid: their kernel-inclusive
+	 * counts of every CPU are for whom perf would give them to.
+	 */
+	if (p.events && !netlink_capable(skb, CAP_PERFMON) &&
+	    !netlink_capable(skb, CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_RUN_EVENTS],
+				    "events need CAP_PERFMON or CAP_SYS_ADMIN");
+		return -EPERM;
+	}
 	if (!zalloc_cpumask_var(&p.cpus, GFP_KERNEL)) {
 		NL_SET_ERR_MSG(info->extack, "no memory for the run");
 		return -ENOMEM;

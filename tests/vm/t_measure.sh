@@ -143,6 +143,27 @@ t_cpu_events()
 }
 case_add cpu_events t_cpu_events 120
 
+# run events are kernel-inclusive counts of every CPU, perf's to give
+# (perf_event_paranoid): CAP_NET_ADMIN alone is refused, naming the
+# attribute, and makes no run; with CAP_PERFMON besides the run is made.
+t_cpu_events_priv()
+{
+	need_perf
+	load_module cpu_event=sw
+	$KTGEN sink add tcp port 5511 rx discard cpus 1 >/dev/null
+	[ $(( 0x$(setpriv --bounding-set -all,+net_admin --inh-caps -all \
+		awk '/^CapEff/ { print $2 }' /proc/self/status) )) = $(( 1 << 12 )) ] ||
+		fail "setpriv did not leave CAP_NET_ADMIN alone"
+	expect_fail 1 "events need CAP_PERFMON or CAP_SYS_ADMIN \(attribute events\): Operation not permitted" \
+		setpriv --bounding-set -all,+net_admin --inh-caps -all \
+		$KTGEN run tcp_stream to 127.0.0.1 port 5511 cpus 0 msgs 10 events cycles
+	[ -z "$($KTGEN run show)" ] || fail "a refused run is listed: $($KTGEN run show)"
+	setpriv --bounding-set -all,+net_admin,+perfmon --inh-caps -all \
+		$KTGEN -j run tcp_stream to 127.0.0.1 port 5511 cpus 0 msgs 10 events cycles |
+		json_check "d['state'] == 'done' and d['pmu']['run']['cycles']['count'] > 0"
+}
+case_add cpu_events_priv t_cpu_events_priv 60
+
 # interval: progress every half second. The intervals tile the window from
 # its start, and what they add up to falls short of the totals by at most
 # what one interval carries (the part after the last one).
