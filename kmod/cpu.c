@@ -18,12 +18,15 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/kernel_stat.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
 #include <linux/overflow.h>
+#include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
@@ -40,6 +43,23 @@ MODULE_PARM_DESC(cpu_event,
 
 static bool ktg_have_pmu;
 static u32 ktg_method;
+
+/* How many times each CPU went offline. A CPU counter stops counting
+ * when its CPU goes offline (5.10 to 6.12 detach it for good, and it
+ * reads what it had counted until then): an account compares these
+ * with the values at its counters' creation to find such CPUs. Our
+ * teardown runs before perf's (CPUHP_AP_ONLINE_DYN is above
+ * CPUHP_AP_PERF_ONLINE), so a count read before the comparison finds
+ * the value unchanged was read from a counter still counting.
+ */
+static DEFINE_PER_CPU(unsigned int, ktg_cpu_downs);
+static enum cpuhp_state ktg_cpuhp;
+
+static int ktg_cpu_down(unsigned int cpu)
+{
+	WRITE_ONCE(per_cpu(ktg_cpu_downs, cpu), per_cpu(ktg_cpu_downs, cpu) + 1);
+	return 0;
+}
 
 bool ktg_cpu_have_pmu(void)
 {
@@ -95,6 +115,7 @@ u32 ktg_cpu_event_stand_in(int i)
 int ktg_cpu_init(void)
 {
 	struct perf_event *ev;
+	int err;
 
 	ev = ktg_perf_counter(&ktg_cycles_attr, cpumask_first(cpu_online_mask));
 	ktg_have_pmu = !IS_ERR(ev);
@@ -113,7 +134,17 @@ int ktg_cpu_init(void)
 		pr_err("cpu_event=%s: expected cycles or sw\n", cpu_event);
 		return -EINVAL;
 	}
+	err = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "ktgen/cpu:online", NULL,
+					ktg_cpu_down);
+	if (err < 0)
+		return err;
+	ktg_cpuhp = err;
 	return 0;
+}
+
+void ktg_cpu_exit(void)
+{
+	cpuhp_remove_state_nocalls(ktg_cpuhp);
 }
 
 /* Busy time of @cpu in ns: what /proc/stat calls user, nice, system, irq
@@ -270,71 +301,92 @@ static void ktg_cpu_events_stop(struct ktg_cpu_acct *a)
 	}
 }
 
-/* Event @i summed over the CPUs of @cpus (@in) or the others; false when
- * some CPU of the group never had it running, or the sum passes 64 bits
- * (no count to give).
+/* Event @i summed over the CPUs of @cpus (@in) or the others, in @sum
+ * with @sum->counted false when some CPU of the group never had it
+ * running, or the sum passes 64 bits (no count to give). The errno that
+ * makes it absent in the group, if any: its open's, or ENODEV when a CPU
+ * of the group went offline (its counter stopped part-way).
  */
-bool ktg_cpu_event_group(const struct ktg_cpu_acct *a, int i, const struct cpumask *cpus,
-			 bool in, struct ktg_cpu_evc *sum)
+int ktg_cpu_event_group(const struct ktg_cpu_acct *a, int i, const struct cpumask *cpus,
+			bool in, struct ktg_cpu_evc *sum)
 {
 	bool counted = true;
 	int cpu;
 
 	memset(sum, 0, sizeof(*sum));
+	if (a->ev_err[i])
+		return a->ev_err[i];
 	for_each_cpu(cpu, &a->online) {
 		const struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
 
 		if (cpumask_test_cpu(cpu, cpus) != in)
 			continue;
+		if (cpumask_test_cpu(cpu, &a->gone))
+			return ENODEV;
 		if (!c->counted || check_add_overflow(sum->count, c->count, &sum->count))
 			counted = false;
 		sum->enabled += c->enabled;
 		sum->running += c->running;
 	}
-	return counted;
+	sum->counted = counted;
+	return 0;
 }
 
-/* Counters for every online CPU, created disabled; may sleep. Fails only
- * for want of memory.
+/* The cycle counters, one per CPU of the account; busy time where one
+ * cannot be had (no counter free).
  */
-int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events)
+static void ktg_cpu_acct_open(struct ktg_cpu_acct *a)
 {
-	int cpu, err;
+	int cpu;
 
-	a->method = ktg_method;
-	a->events = events;
-	a->stand_in = ktg_method == KTGEN_CPU_METHOD_SW_EVENT;
-	cpumask_copy(&a->online, cpu_online_mask);
-	a->busy = kcalloc(nr_cpu_ids, sizeof(*a->busy), GFP_KERNEL);
-	a->count = kcalloc(nr_cpu_ids, sizeof(*a->count), GFP_KERNEL);
-	if (a->method != KTGEN_CPU_METHOD_BUSY_TIME)
-		a->ev = kcalloc(nr_cpu_ids, sizeof(*a->ev), GFP_KERNEL);
-	if (!a->busy || !a->count || (a->method != KTGEN_CPU_METHOD_BUSY_TIME && !a->ev)) {
-		ktg_cpu_acct_free(a);
-		return -ENOMEM;
-	}
-	if (events) {
-		err = ktg_cpu_events_open(a);
-		if (err) {
-			ktg_cpu_acct_free(a);
-			return err;
-		}
-	}
-	if (!a->ev)
-		return 0;
 	for_each_cpu(cpu, &a->online) {
 		struct perf_event *ev;
 
 		ev = ktg_perf_counter(ktg_cpu_attr(), cpu);
 		if (IS_ERR(ev)) {
-			/* Offline since, or no counter free: busy time. */
 			ktg_cpu_acct_release(a);
 			a->method = KTGEN_CPU_METHOD_BUSY_TIME;
-			return 0;
+			return;
 		}
 		a->ev[cpu] = ev;
 	}
-	return 0;
+}
+
+/* Counters for every online CPU, created disabled; may sleep. Fails only
+ * for want of memory. The CPUs are held online while the counters are
+ * made (one going offline would fail its counter's creation); each CPU's
+ * offlines so far kept, to find at the window's close the CPUs that
+ * went offline since.
+ */
+int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events)
+{
+	int cpu, err = 0;
+
+	a->method = ktg_method;
+	a->events = events;
+	a->stand_in = ktg_method == KTGEN_CPU_METHOD_SW_EVENT;
+	a->busy = kcalloc(nr_cpu_ids, sizeof(*a->busy), GFP_KERNEL);
+	a->count = kcalloc(nr_cpu_ids, sizeof(*a->count), GFP_KERNEL);
+	a->downs = kcalloc(nr_cpu_ids, sizeof(*a->downs), GFP_KERNEL);
+	if (a->method != KTGEN_CPU_METHOD_BUSY_TIME)
+		a->ev = kcalloc(nr_cpu_ids, sizeof(*a->ev), GFP_KERNEL);
+	if (!a->busy || !a->count || !a->downs ||
+	    (a->method != KTGEN_CPU_METHOD_BUSY_TIME && !a->ev)) {
+		ktg_cpu_acct_free(a);
+		return -ENOMEM;
+	}
+	cpus_read_lock();
+	cpumask_copy(&a->online, cpu_online_mask);
+	for_each_cpu(cpu, &a->online)
+		a->downs[cpu] = READ_ONCE(per_cpu(ktg_cpu_downs, cpu));
+	if (events)
+		err = ktg_cpu_events_open(a);
+	if (!err && a->ev)
+		ktg_cpu_acct_open(a);
+	cpus_read_unlock();
+	if (err)
+		ktg_cpu_acct_free(a);
+	return err;
 }
 
 void ktg_cpu_acct_free(struct ktg_cpu_acct *a)
@@ -343,8 +395,10 @@ void ktg_cpu_acct_free(struct ktg_cpu_acct *a)
 	ktg_cpu_acct_release(a);
 	kfree(a->busy);
 	kfree(a->count);
+	kfree(a->downs);
 	a->busy = NULL;
 	a->count = NULL;
+	a->downs = NULL;
 }
 
 /* The window opens: the starting values, kept to be subtracted. */
@@ -363,6 +417,23 @@ void ktg_cpu_acct_start(struct ktg_cpu_acct *a)
 	/* the starting values before the bit: ktg_cpu_acct_stop() tests it */
 	smp_mb__before_atomic();
 	set_bit(KTG_CPU_WINDOW_OPENED, &a->window);
+}
+
+/* The CPUs that went offline since their counters were made, read after
+ * the counters (see ktg_cpu_downs): their counters stopped part-way, so
+ * the cycles are busy time's and the group's events absent (ENODEV).
+ */
+static void ktg_cpu_acct_gone(struct ktg_cpu_acct *a)
+{
+	int cpu;
+
+	smp_rmb();	/* the counters read before the offlines */
+	for_each_cpu(cpu, &a->online) {
+		if (READ_ONCE(per_cpu(ktg_cpu_downs, cpu)) == a->downs[cpu])
+			continue;
+		cpumask_set_cpu(cpu, &a->gone);
+		a->counted = false;
+	}
 }
 
 /* The window closes: the values become what the window used. Once, and
@@ -391,6 +462,7 @@ void ktg_cpu_acct_stop(struct ktg_cpu_acct *a)
 		}
 	}
 	ktg_cpu_events_stop(a);
+	ktg_cpu_acct_gone(a);
 	/* the values before the flag: a reader seeing done sees them */
 	smp_store_release(&a->done, true);
 }

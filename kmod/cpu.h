@@ -36,6 +36,8 @@ struct ktg_cpu_acct {
 	struct perf_event	**ev;		/* per CPU, counter methods */
 	u64			*busy;		/* per CPU: at start, then used */
 	u64			*count;		/* per CPU: at start, then used */
+	unsigned int		*downs;		/* per CPU: offlines before */
+	struct cpumask		gone;		/* went offline in the window */
 	unsigned long		window;		/* KTG_CPU_WINDOW_* bits */
 	bool			done;		/* the values are final */
 	bool			counted;	/* counters ran all the window: cycles
@@ -58,12 +60,13 @@ static inline struct ktg_cpu_evc *ktg_cpu_evc(const struct ktg_cpu_acct *a, int 
 }
 
 int ktg_cpu_init(void);
+void ktg_cpu_exit(void);
 bool ktg_cpu_have_pmu(void);
 u32 ktg_cpu_event_stand_in(int i);
 int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events);
 void ktg_cpu_acct_free(struct ktg_cpu_acct *a);
-bool ktg_cpu_event_group(const struct ktg_cpu_acct *a, int i, const struct cpumask *cpus,
-			 bool in, struct ktg_cpu_evc *sum);
+int ktg_cpu_event_group(const struct ktg_cpu_acct *a, int i, const struct cpumask *cpus,
+			bool in, struct ktg_cpu_evc *sum);
 void ktg_cpu_acct_start(struct ktg_cpu_acct *a);
 void ktg_cpu_acct_stop(struct ktg_cpu_acct *a);
 

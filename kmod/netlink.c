@@ -104,29 +104,29 @@ static int ktg_cpus_put(struct sk_buff *msg, int attr, const struct cpumask *mas
 }
 
 /* Run event @i over a group of CPUs: its count (scaled where it was
- * multiplexed), or the errno that kept it from being opened; no count
- * when a CPU never had it running.
+ * multiplexed), or the errno that makes it absent (its open's, or ENODEV
+ * for a CPU that went offline); no count when a CPU never had it running.
  */
 static int ktg_cpu_put_event(struct sk_buff *msg, const struct ktg_cpu_acct *a, int i,
 			     const struct cpumask *cpus, bool in)
 {
 	struct ktg_cpu_evc sum;
 	struct nlattr *nest;
-	bool counted;
+	int err;
 
 	nest = nla_nest_start(msg, KTGEN_A_CPU_STATS_EVENT);
 	if (!nest || nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_EVENT, BIT(i)))
 		return -EMSGSIZE;
-	if (a->ev_err[i]) {
-		if (nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_ERROR, a->ev_err[i]))
+	err = ktg_cpu_event_group(a, i, cpus, in, &sum);
+	if (err) {
+		if (nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_ERROR, err))
 			return -EMSGSIZE;
 		nla_nest_end(msg, nest);
 		return 0;
 	}
-	counted = ktg_cpu_event_group(a, i, cpus, in, &sum);
 	if (nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_ENABLED_NS, sum.enabled, 0) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_RUNNING_NS, sum.running, 0) ||
-	    (counted && nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_COUNT, sum.count, 0)) ||
+	    (sum.counted && nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_COUNT, sum.count, 0)) ||
 	    (sum.running < sum.enabled && nla_put_flag(msg, KTGEN_A_CPU_EVENT_STATS_SCALED)) ||
 	    (a->stand_in && nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_STAND_IN,
 					ktg_cpu_event_stand_in(i))))
