@@ -198,14 +198,18 @@ static void ktg_cpu_event_release(struct ktg_cpu_acct *a, int i)
 	}
 }
 
-static void ktg_cpu_events_free(struct ktg_cpu_acct *a)
+/* Every event's counters; what they counted stays. */
+static void ktg_cpu_events_release(struct ktg_cpu_acct *a)
 {
 	int i;
 
-	if (!a->evc)
-		return;
-	for (i = 0; i < KTG_CPU_EVENTS; i++)
+	for (i = 0; a->evc && i < KTG_CPU_EVENTS; i++)
 		ktg_cpu_event_release(a, i);
+}
+
+static void ktg_cpu_events_free(struct ktg_cpu_acct *a)
+{
+	ktg_cpu_events_release(a);
 	kvfree(a->evc);
 	a->evc = NULL;
 }
@@ -387,6 +391,16 @@ int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events)
 	if (err)
 		ktg_cpu_acct_free(a);
 	return err;
+}
+
+/* The run is over: its counters go as soon as the window has closed
+ * (a finished run stays listed until deleted), what they counted stays.
+ * After ktg_cpu_acct_stop(), with no start to come; may sleep.
+ */
+void ktg_cpu_acct_release_counters(struct ktg_cpu_acct *a)
+{
+	ktg_cpu_events_release(a);
+	ktg_cpu_acct_release(a);
 }
 
 void ktg_cpu_acct_free(struct ktg_cpu_acct *a)

@@ -64,6 +64,7 @@ void ktg_cpu_exit(void);
 bool ktg_cpu_have_pmu(void);
 u32 ktg_cpu_event_stand_in(int i);
 int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events);
+void ktg_cpu_acct_release_counters(struct ktg_cpu_acct *a);
 void ktg_cpu_acct_free(struct ktg_cpu_acct *a);
 int ktg_cpu_event_group(const struct ktg_cpu_acct *a, int i, const struct cpumask *cpus,
 			bool in, struct ktg_cpu_evc *sum);

@@ -352,6 +352,8 @@ static void ktg_run_done_work(struct work_struct *work)
 
 	/* Not closed by the flows when they failed before sending. */
 	ktg_cpu_acct_stop(&run->cpu);
+	/* Its counts taken, no counter is needed while the run is listed. */
+	ktg_cpu_acct_release_counters(&run->cpu);
 	for (i = 0; i < run->nworkers; i++)
 		ktg_worker_stop(&run->workers[i]);
 	for (i = 0; i < run->p.flows; i++)
