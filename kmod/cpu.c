@@ -189,6 +189,8 @@ static void ktg_cpu_event_release(struct ktg_cpu_acct *a, int i)
 {
 	int cpu;
 
+	if (!(a->events & BIT(i)))
+		return;
 	for_each_cpu(cpu, &a->online) {
 		struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
 
@@ -233,6 +235,15 @@ static struct perf_event *ktg_cpu_event_create(struct ktg_cpu_acct *a, int i, in
 	return ktg_perf_counter(&attr, cpu);
 }
 
+/* What the events @events take, charged to the budget with the run: a
+ * row and a counter per event per CPU.
+ */
+u64 ktg_cpu_events_size(u32 events)
+{
+	return (u64)hweight32(events) * nr_cpu_ids *
+	       (sizeof(struct ktg_cpu_evc) + ktg_perf_size());
+}
+
 /* A counter per online CPU for each event asked. An event that cannot be
  * opened on some CPU (no PMU, no such event: ENOENT, EOPNOTSUPP) keeps
  * the errno and no counter anywhere; only a failed allocation fails.
@@ -241,7 +252,8 @@ static int ktg_cpu_events_open(struct ktg_cpu_acct *a)
 {
 	int i, cpu;
 
-	a->evc = kvcalloc(array_size(KTG_CPU_EVENTS, nr_cpu_ids), sizeof(*a->evc), GFP_KERNEL);
+	a->evc = kvcalloc(array_size(hweight32(a->events), nr_cpu_ids), sizeof(*a->evc),
+			  GFP_KERNEL);
 	if (!a->evc)
 		return -ENOMEM;
 	for (i = 0; i < KTG_CPU_EVENTS; i++) {

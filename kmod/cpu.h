@@ -7,6 +7,7 @@
 #ifndef _KTG_CPU_H
 #define _KTG_CPU_H
 
+#include <linux/bitops.h>
 #include <linux/cpumask.h>
 #include <linux/types.h>
 
@@ -50,19 +51,22 @@ struct ktg_cpu_acct {
 	int			ev_err[KTG_CPU_EVENTS];	/* errno of an event's
 							 * failed open: absent
 							 */
-	struct ktg_cpu_evc	*evc;		/* [event][cpu], events asked */
+	struct ktg_cpu_evc	*evc;		/* [cpu][event asked] */
 };
 
-/* Event @i (bit i of enum ktgen_cpu_event) on @cpu. */
+/* Event @i (bit i of enum ktgen_cpu_event, one asked) on @cpu: a row
+ * per CPU, of the events asked only.
+ */
 static inline struct ktg_cpu_evc *ktg_cpu_evc(const struct ktg_cpu_acct *a, int i, int cpu)
 {
-	return &a->evc[i * nr_cpu_ids + cpu];
+	return &a->evc[cpu * hweight32(a->events) + hweight32(a->events & (BIT(i) - 1))];
 }
 
 int ktg_cpu_init(void);
 void ktg_cpu_exit(void);
 bool ktg_cpu_have_pmu(void);
 u32 ktg_cpu_event_stand_in(int i);
+u64 ktg_cpu_events_size(u32 events);
 int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events);
 void ktg_cpu_acct_release_counters(struct ktg_cpu_acct *a);
 void ktg_cpu_acct_free(struct ktg_cpu_acct *a);

@@ -526,7 +526,8 @@ static int ktg_run_user_src(struct ktg_run *run, struct netlink_ext_ack *extack)
 }
 
 /* What the run holds besides its page rings: flows, workers, request/
- * response histograms and buffers, charged to the budget up front.
+ * response histograms and buffers, event counters, charged to the
+ * budget up front.
  */
 static int ktg_run_charge(struct ktg_run *run, struct netlink_ext_ack *extack)
 {
@@ -541,10 +542,11 @@ static int ktg_run_charge(struct ktg_run *run, struct netlink_ext_ack *extack)
 	if (p->gso)
 		bytes += (u64)p->flows * p->gso *
 			 (sizeof(struct ktg_dgram) + 2 * sizeof(struct kvec));
+	bytes += ktg_cpu_events_size(p->events);
 	err = ktg_mem_charge(bytes);
 	if (err) {
 		NL_SET_ERR_MSG(extack,
-			       "the run's flows and histograms exceed the module's budget (ktgen config)");
+			       "the run's flows, histograms and counters exceed the module's budget (ktgen config)");
 		return err;
 	}
 	run->charged = bytes;

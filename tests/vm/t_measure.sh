@@ -79,7 +79,7 @@ case_add cpu_sw_event t_cpu_sw_event 120
 # unknown event bits refused.
 t_cpu_events()
 {
-	local out n
+	local out n used0 used
 
 	need_perf
 	n=$(nproc)
@@ -112,6 +112,20 @@ t_cpu_events()
 	# A run without the word has none of it.
 	$KTGEN -j run tcp_stream to 127.0.0.1 port 5510 cpus 0 msgs 10 |
 		json_check "d['state'] == 'done' and 'events' not in d and 'pmu' not in d"
+	# The counters are charged to the budget with the run's other memory:
+	# five events hold five counters per CPU more (a perf_event is over
+	# 512 bytes), given back when the run is deleted.
+	$KTGEN run del all
+	$KTGEN run tcp_stream to 127.0.0.1 port 5510 cpus 0 msgs 10 >/dev/null
+	used0=$($KTGEN -j config | sed -n 's/.*"buffer_used": *\([0-9]*\).*/\1/p')
+	$KTGEN run del all
+	$KTGEN run tcp_stream to 127.0.0.1 port 5510 cpus 0 msgs 10 events all >/dev/null
+	used=$($KTGEN -j config | sed -n 's/.*"buffer_used": *\([0-9]*\).*/\1/p')
+	log "buffer used: $used0 without events, $used with five"
+	[ "$used" -ge $((used0 + 5 * n * 512)) ] ||
+		fail "five events charged $((used - used0)) bytes, expected at least $((5 * n * 512))"
+	$KTGEN run del all
+	$KTGEN -j config | json_check "d['buffer_used'] == 0"
 	expect_fail 2 "events needs PMU events .* not 'cycles,bogus'" \
 		$KTGEN run tcp_stream to 127.0.0.1 port 5510 events cycles,bogus
 	expect_fail 1 "reserved bit set.*events" \
