@@ -244,9 +244,10 @@ u64 ktg_cpu_events_size(u32 events)
 	       (sizeof(struct ktg_cpu_evc) + ktg_perf_size());
 }
 
-/* A counter per online CPU for each event asked. An event that cannot be
- * opened on some CPU (no PMU, no such event: ENOENT, EOPNOTSUPP) keeps
- * the errno and no counter anywhere; only a failed allocation fails.
+/* A counter per online CPU for each event asked, CPU by CPU. An event
+ * that cannot be opened on some CPU (no PMU, no such event: ENOENT,
+ * EOPNOTSUPP) keeps the errno and no counter anywhere; only a failed
+ * allocation fails.
  */
 static int ktg_cpu_events_open(struct ktg_cpu_acct *a)
 {
@@ -256,18 +257,19 @@ static int ktg_cpu_events_open(struct ktg_cpu_acct *a)
 			  GFP_KERNEL);
 	if (!a->evc)
 		return -ENOMEM;
-	for (i = 0; i < KTG_CPU_EVENTS; i++) {
-		if (!(a->events & BIT(i)))
-			continue;
-		for_each_cpu(cpu, &a->online) {
-			struct perf_event *ev = ktg_cpu_event_create(a, i, cpu);
+	for_each_cpu(cpu, &a->online) {
+		for (i = 0; i < KTG_CPU_EVENTS; i++) {
+			struct perf_event *ev;
 
+			if (!(a->events & BIT(i)) || a->ev_err[i])
+				continue;
+			ev = ktg_cpu_event_create(a, i, cpu);
 			if (PTR_ERR_OR_ZERO(ev) == -ENOMEM)
 				return -ENOMEM;
 			if (IS_ERR(ev)) {
 				a->ev_err[i] = -PTR_ERR(ev);
 				ktg_cpu_event_release(a, i);
-				break;
+				continue;
 			}
 			ktg_cpu_evc(a, i, cpu)->ev = ev;
 		}
@@ -275,45 +277,44 @@ static int ktg_cpu_events_open(struct ktg_cpu_acct *a)
 	return 0;
 }
 
-/* The window opens for the events: enabled, their starting values kept. */
-static void ktg_cpu_events_start(struct ktg_cpu_acct *a)
+/* The window opens for @cpu's events: enabled, their starting values
+ * kept.
+ */
+static void ktg_cpu_events_start(struct ktg_cpu_acct *a, int cpu)
 {
-	int i, cpu;
+	int i;
 
 	for (i = 0; a->evc && i < KTG_CPU_EVENTS; i++) {
+		struct ktg_cpu_evc *c;
+
 		if (!(a->events & BIT(i)) || a->ev_err[i])
 			continue;
-		for_each_cpu(cpu, &a->online) {
-			struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
-
-			perf_event_enable(c->ev);
-			c->count = ktg_perf_read(c->ev, &c->enabled, &c->running);
-		}
+		c = ktg_cpu_evc(a, i, cpu);
+		perf_event_enable(c->ev);
+		c->count = ktg_perf_read(c->ev, &c->enabled, &c->running);
 	}
 }
 
-/* The window closes: what each counter counted in it, scaled to its
- * enabled time where it was multiplexed; a counter that never ran
+/* The window closes for @cpu's events: what each counted in it, scaled
+ * to its enabled time where it was multiplexed; a counter that never ran
  * (running 0) has no count to scale (ktg_cpu_event_group() says so).
  */
-static void ktg_cpu_events_stop(struct ktg_cpu_acct *a)
+static void ktg_cpu_events_stop(struct ktg_cpu_acct *a, int cpu)
 {
-	int i, cpu;
+	int i;
 
 	for (i = 0; a->evc && i < KTG_CPU_EVENTS; i++) {
+		struct ktg_cpu_evc *c;
+		u64 count, enabled, running;
+
 		if (!(a->events & BIT(i)) || a->ev_err[i])
 			continue;
-		for_each_cpu(cpu, &a->online) {
-			struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
-			u64 count, enabled, running;
-
-			count = ktg_perf_read(c->ev, &enabled, &running);
-			perf_event_disable(c->ev);
-			c->enabled = enabled - c->enabled;
-			c->running = running - c->running;
-			c->counted = ktg_cpu_scale(count - c->count, c->enabled, c->running,
-						   &c->count);
-		}
+		c = ktg_cpu_evc(a, i, cpu);
+		count = ktg_perf_read(c->ev, &enabled, &running);
+		perf_event_disable(c->ev);
+		c->enabled = enabled - c->enabled;
+		c->running = running - c->running;
+		c->counted = ktg_cpu_scale(count - c->count, c->enabled, c->running, &c->count);
 	}
 }
 
@@ -427,7 +428,9 @@ void ktg_cpu_acct_free(struct ktg_cpu_acct *a)
 	a->downs = NULL;
 }
 
-/* The window opens: the starting values, kept to be subtracted. */
+/* The window opens: the starting values, kept to be subtracted; CPU by
+ * CPU, so that each CPU's counters bracket the same interval.
+ */
 void ktg_cpu_acct_start(struct ktg_cpu_acct *a)
 {
 	int cpu;
@@ -438,8 +441,8 @@ void ktg_cpu_acct_start(struct ktg_cpu_acct *a)
 			ktg_cpu_count(a->ev[cpu], &a->count[cpu]);
 		}
 		a->busy[cpu] = ktg_cpu_busy_ns(cpu);
+		ktg_cpu_events_start(a, cpu);
 	}
-	ktg_cpu_events_start(a);
 	/* the starting values before the bit: ktg_cpu_acct_stop() tests it */
 	smp_mb__before_atomic();
 	set_bit(KTG_CPU_WINDOW_OPENED, &a->window);
@@ -486,8 +489,8 @@ void ktg_cpu_acct_stop(struct ktg_cpu_acct *a)
 			a->count[cpu] = count - a->count[cpu];
 			perf_event_disable(a->ev[cpu]);
 		}
+		ktg_cpu_events_stop(a, cpu);
 	}
-	ktg_cpu_events_stop(a);
 	ktg_cpu_acct_gone(a);
 	/* the values before the flag: a reader seeing done sees them */
 	smp_store_release(&a->done, true);
