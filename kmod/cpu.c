@@ -18,6 +18,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/build_bug.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
@@ -35,6 +36,7 @@
 #include "compat.h"
 #include "cpu.h"
 #include "cpu-scale.h"
+#include "policy.h"
 
 static char *cpu_event = "cycles";
 module_param(cpu_event, charp, 0444);
@@ -98,13 +100,17 @@ static const struct {
 	u32	type;
 	u64	config;
 	u32	sw;
-} ktg_cpu_events[KTG_CPU_EVENTS] = {
+} ktg_cpu_events[] = {
 	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CPU_CYCLES,	PERF_COUNT_SW_CPU_CLOCK },
 	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_INSTRUCTIONS,	PERF_COUNT_SW_TASK_CLOCK },
 	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CACHE_REFERENCES,	PERF_COUNT_SW_CONTEXT_SWITCHES },
 	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CACHE_MISSES,	PERF_COUNT_SW_CPU_MIGRATIONS },
 	{ PERF_TYPE_HW_CACHE,	KTG_LLC_READ_MISS,		PERF_COUNT_SW_PAGE_FAULTS },
 };
+
+/* A row for each event the policy lets through, no more. */
+static_assert(ARRAY_SIZE(ktg_cpu_events) == KTG_CPU_EVENTS);
+static_assert(BIT(KTG_CPU_EVENTS) == KTG_CPU_EVENT_MASK + 1);
 
 u32 ktg_cpu_event_stand_in(int i)
 {
@@ -320,9 +326,9 @@ static void ktg_cpu_events_stop(struct ktg_cpu_acct *a, int cpu)
 
 /* Event @i summed over the CPUs of @cpus (@in) or the others, in @sum
  * with @sum->counted false when some CPU of the group never had it
- * running, or the sum passes 64 bits (no count to give). The errno that
- * makes it absent in the group, if any: its open's, or ENODEV when a CPU
- * of the group went offline (its counter stopped part-way).
+ * running, or the sum passes 64 bits (no count to give). A negative
+ * errno when it is absent in the group: its open's, or -ENODEV when a
+ * CPU of the group went offline (its counter stopped part-way).
  */
 int ktg_cpu_event_group(const struct ktg_cpu_acct *a, int i, const struct cpumask *cpus,
 			bool in, struct ktg_cpu_evc *sum)
@@ -332,14 +338,14 @@ int ktg_cpu_event_group(const struct ktg_cpu_acct *a, int i, const struct cpumas
 
 	memset(sum, 0, sizeof(*sum));
 	if (a->ev_err[i])
-		return a->ev_err[i];
+		return -a->ev_err[i];
 	for_each_cpu(cpu, &a->online) {
 		const struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
 
 		if (cpumask_test_cpu(cpu, cpus) != in)
 			continue;
 		if (cpumask_test_cpu(cpu, &a->gone))
-			return ENODEV;
+			return -ENODEV;
 		if (!c->counted || check_add_overflow(sum->count, c->count, &sum->count))
 			counted = false;
 		sum->enabled += c->enabled;

@@ -11,9 +11,10 @@
 #include <linux/cpumask.h>
 #include <linux/types.h>
 
-#include "policy.h"
-
 struct perf_event;
+
+/* PMU events a run may ask (enum ktgen_cpu_event): a counter per CPU each */
+#define KTG_CPU_EVENTS		5
 
 /* One PMU event on one CPU: its counter, then what it counted in the
  * window (the count scaled to the enabled time when multiplexed; none

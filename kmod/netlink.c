@@ -103,6 +103,21 @@ static int ktg_cpus_put(struct sk_buff *msg, int attr, const struct cpumask *mas
 	return 0;
 }
 
+static int ktg_cpu_put_event_count(struct sk_buff *msg, const struct ktg_cpu_acct *a, int i,
+				   const struct ktg_cpu_evc *sum)
+{
+	if (nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_ENABLED_NS, sum->enabled, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_RUNNING_NS, sum->running, 0) ||
+	    (sum->counted &&
+	     nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_COUNT, sum->count, 0)) ||
+	    (sum->counted && sum->running < sum->enabled &&
+	     nla_put_flag(msg, KTGEN_A_CPU_EVENT_STATS_SCALED)) ||
+	    (a->stand_in && nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_STAND_IN,
+					ktg_cpu_event_stand_in(i))))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* Run event @i over a group of CPUs: its count (scaled where it was
  * multiplexed), or the errno that makes it absent (its open's, or ENODEV
  * for a CPU that went offline); no count when a CPU never had it running.
@@ -115,22 +130,15 @@ static int ktg_cpu_put_event(struct sk_buff *msg, const struct ktg_cpu_acct *a, 
 	int err;
 
 	nest = nla_nest_start(msg, KTGEN_A_CPU_STATS_EVENT);
-	if (!nest || nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_EVENT, BIT(i)))
+	if (!nest)
 		return -EMSGSIZE;
 	err = ktg_cpu_event_group(a, i, cpus, in, &sum);
-	if (err) {
-		if (nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_ERROR, err))
-			return -EMSGSIZE;
-		nla_nest_end(msg, nest);
-		return 0;
-	}
-	if (nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_ENABLED_NS, sum.enabled, 0) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_RUNNING_NS, sum.running, 0) ||
-	    (sum.counted && nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_COUNT, sum.count, 0)) ||
-	    (sum.running < sum.enabled && nla_put_flag(msg, KTGEN_A_CPU_EVENT_STATS_SCALED)) ||
-	    (a->stand_in && nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_STAND_IN,
-					ktg_cpu_event_stand_in(i))))
+	if (nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_EVENT, BIT(i)) ||
+	    (err && nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_ERROR, -err)) ||
+	    (!err && ktg_cpu_put_event_count(msg, a, i, &sum))) {
+		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
+	}
 	nla_nest_end(msg, nest);
 	return 0;
 }
@@ -155,19 +163,25 @@ static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu
 			cycles += mul_u64_u32_div(a->busy[cpu], khz, USEC_PER_SEC);
 	}
 	nest = nla_nest_start(msg, attr);
-	if (!nest ||
-	    nla_put_u32(msg, KTGEN_A_CPU_STATS_METHOD,
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, KTGEN_A_CPU_STATS_METHOD,
 			a->counted ? a->method : KTGEN_CPU_METHOD_BUSY_TIME) ||
 	    nla_put_u32(msg, KTGEN_A_CPU_STATS_CPUS, n) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_BUSY_NS, busy, 0) ||
 	    ((a->counted || khz) && nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_CYCLES, cycles, 0)) ||
 	    (!a->counted && khz && nla_put_flag(msg, KTGEN_A_CPU_STATS_ESTIMATED)))
-		return -EMSGSIZE;
-	for (i = 0; i < KTG_CPU_EVENTS; i++)
+		goto cancel;
+	/* a group without CPUs counted nothing: no event nest */
+	for (i = 0; n && i < KTG_CPU_EVENTS; i++)
 		if ((a->events & BIT(i)) && ktg_cpu_put_event(msg, a, i, cpus, in))
-			return -EMSGSIZE;
+			goto cancel;
 	nla_nest_end(msg, nest);
 	return 0;
+
+cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
 }
 
 /* cpu-run and cpu-other, once the window has closed. */

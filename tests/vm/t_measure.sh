@@ -126,6 +126,10 @@ t_cpu_events()
 		fail "five events charged $((used - used0)) bytes, expected at least $((5 * n * 512))"
 	$KTGEN run del all
 	$KTGEN -j config | json_check "d['buffer_used'] == 0"
+	# A group without CPUs (the run on all of them) has no events, not 0s.
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 5510 cpus "0-$((n - 1))" msgs 10 events cycles |
+		json_check "d['state'] == 'done' and d['cpu']['other']['cpus'] == 0 and
+			'other' not in d['pmu'] and d['pmu']['run']['cycles']['count'] > 0"
 	expect_fail 2 "events needs PMU events .* not 'cycles,bogus'" \
 		$KTGEN run tcp_stream to 127.0.0.1 port 5510 events cycles,bogus
 	expect_fail 1 "reserved bit set.*events" \
