@@ -10,15 +10,11 @@
  * counter path with a software event (cpu-clock) standing in, so that the
  * path is tested where no PMU exists.
  *
- * A run may also ask for PMU events (run events): a counter per CPU per
- * event, not pinned, so that the PMU multiplexes what it cannot hold at
- * once and each count is scaled from the time it ran. An event this host
- * cannot open is reported absent with the errno, never as a 0. With
- * cpu_event=sw each event has a software event standing in for it.
+ * A run may also ask for PMU events (run events, cpu-event.c), made,
+ * opened and closed with the account on the CPUs it brackets.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/build_bug.h>
 #include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
@@ -35,8 +31,6 @@
 
 #include "compat.h"
 #include "cpu.h"
-#include "cpu-scale.h"
-#include "policy.h"
 
 static char *cpu_event = "cycles";
 module_param(cpu_event, charp, 0444);
@@ -87,34 +81,6 @@ static struct perf_event_attr ktg_sw_attr = {
 static struct perf_event_attr *ktg_cpu_attr(void)
 {
 	return ktg_method == KTGEN_CPU_METHOD_SW_EVENT ? &ktg_sw_attr : &ktg_cycles_attr;
-}
-
-#define KTG_LLC_READ_MISS	(PERF_COUNT_HW_CACHE_LL |			\
-				 PERF_COUNT_HW_CACHE_OP_READ << 8 |		\
-				 PERF_COUNT_HW_CACHE_RESULT_MISS << 16)
-
-/* The run events, bit i of enum ktgen_cpu_event at i, and the software
- * event that stands in for each with cpu_event=sw (the uapi says which).
- */
-static const struct {
-	u32	type;
-	u64	config;
-	u32	sw;
-} ktg_cpu_events[] = {
-	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CPU_CYCLES,	PERF_COUNT_SW_CPU_CLOCK },
-	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_INSTRUCTIONS,	PERF_COUNT_SW_TASK_CLOCK },
-	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CACHE_REFERENCES,	PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CACHE_MISSES,	PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ PERF_TYPE_HW_CACHE,	KTG_LLC_READ_MISS,		PERF_COUNT_SW_PAGE_FAULTS },
-};
-
-/* A row for each event the policy lets through, no more. */
-static_assert(ARRAY_SIZE(ktg_cpu_events) == KTG_CPU_EVENTS);
-static_assert(BIT(KTG_CPU_EVENTS) == KTG_CPU_EVENT_MASK + 1);
-
-u32 ktg_cpu_event_stand_in(int i)
-{
-	return ktg_cpu_events[i].sw;
 }
 
 /* Probe once: a hardware cycle counter on one online CPU. */
@@ -190,157 +156,23 @@ static void ktg_cpu_acct_release(struct ktg_cpu_acct *a)
 	a->ev = NULL;
 }
 
-/* Event @i's counters, on every CPU that has one. */
-static void ktg_cpu_event_release(struct ktg_cpu_acct *a, int i)
-{
-	int cpu;
-
-	if (!(a->events & BIT(i)))
-		return;
-	for_each_cpu(cpu, &a->online) {
-		struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
-
-		if (c->ev)
-			perf_event_release_kernel(c->ev);
-		c->ev = NULL;
-	}
-}
-
-/* Every event's counters; what they counted stays. */
-static void ktg_cpu_events_release(struct ktg_cpu_acct *a)
-{
-	int i;
-
-	for (i = 0; a->evc && i < KTG_CPU_EVENTS; i++)
-		ktg_cpu_event_release(a, i);
-}
-
-static void ktg_cpu_events_free(struct ktg_cpu_acct *a)
-{
-	ktg_cpu_events_release(a);
-	kvfree(a->evc);
-	a->evc = NULL;
-}
-
-/* Event @i on @cpu, created disabled and not pinned (multiplexed where
- * the PMU has too few counters).
- */
-static struct perf_event *ktg_cpu_event_create(struct ktg_cpu_acct *a, int i, int cpu)
-{
-	struct perf_event_attr attr = {
-		.type		= ktg_cpu_events[i].type,
-		.config		= ktg_cpu_events[i].config,
-		.size		= sizeof(attr),
-		.disabled	= 1,
-	};
-
-	if (a->stand_in) {
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = ktg_cpu_events[i].sw;
-	}
-	return ktg_perf_counter(&attr, cpu);
-}
-
-/* What the events @events take, charged to the budget with the run: a
- * row and a counter per event per CPU.
- */
-u64 ktg_cpu_events_size(u32 events)
-{
-	return (u64)hweight32(events) * nr_cpu_ids *
-	       (sizeof(struct ktg_cpu_evc) + ktg_perf_size());
-}
-
-/* A counter per online CPU for each event asked, CPU by CPU. An event
- * that cannot be opened on some CPU (no PMU, no such event: ENOENT,
- * EOPNOTSUPP) keeps the errno and no counter anywhere; only a failed
- * allocation fails.
- */
-static int ktg_cpu_events_open(struct ktg_cpu_acct *a)
-{
-	int i, cpu;
-
-	a->evc = kvcalloc(array_size(hweight32(a->events), nr_cpu_ids), sizeof(*a->evc),
-			  GFP_KERNEL);
-	if (!a->evc)
-		return -ENOMEM;
-	for_each_cpu(cpu, &a->online) {
-		for (i = 0; i < KTG_CPU_EVENTS; i++) {
-			struct perf_event *ev;
-
-			if (!(a->events & BIT(i)) || a->ev_err[i])
-				continue;
-			ev = ktg_cpu_event_create(a, i, cpu);
-			if (PTR_ERR_OR_ZERO(ev) == -ENOMEM)
-				return -ENOMEM;
-			if (IS_ERR(ev)) {
-				a->ev_err[i] = -PTR_ERR(ev);
-				ktg_cpu_event_release(a, i);
-				continue;
-			}
-			ktg_cpu_evc(a, i, cpu)->ev = ev;
-		}
-	}
-	return 0;
-}
-
-/* The window opens for @cpu's events: enabled, their starting values
- * kept.
- */
-static void ktg_cpu_events_start(struct ktg_cpu_acct *a, int cpu)
-{
-	int i;
-
-	for (i = 0; a->evc && i < KTG_CPU_EVENTS; i++) {
-		struct ktg_cpu_evc *c;
-
-		if (!(a->events & BIT(i)) || a->ev_err[i])
-			continue;
-		c = ktg_cpu_evc(a, i, cpu);
-		perf_event_enable(c->ev);
-		c->count = ktg_perf_read(c->ev, &c->enabled, &c->running);
-	}
-}
-
-/* The window closes for @cpu's events: what each counted in it, scaled
- * to its enabled time where it was multiplexed; a counter that never ran
- * (running 0) has no count to scale (ktg_cpu_event_group() says so).
- */
-static void ktg_cpu_events_stop(struct ktg_cpu_acct *a, int cpu)
-{
-	int i;
-
-	for (i = 0; a->evc && i < KTG_CPU_EVENTS; i++) {
-		struct ktg_cpu_evc *c;
-		u64 count, enabled, running;
-
-		if (!(a->events & BIT(i)) || a->ev_err[i])
-			continue;
-		c = ktg_cpu_evc(a, i, cpu);
-		count = ktg_perf_read(c->ev, &enabled, &running);
-		perf_event_disable(c->ev);
-		c->enabled = enabled - c->enabled;
-		c->running = running - c->running;
-		c->counted = ktg_cpu_scale(count - c->count, c->enabled, c->running, &c->count);
-	}
-}
-
 /* Event @i summed over the CPUs of @cpus (@in) or the others, in @sum
  * with @sum->counted false when some CPU of the group never had it
  * running, or the sum passes 64 bits (no count to give). A negative
  * errno when it is absent in the group: its open's, or -ENODEV when a
  * CPU of the group went offline (its counter stopped part-way).
  */
-int ktg_cpu_event_group(const struct ktg_cpu_acct *a, int i, const struct cpumask *cpus,
-			bool in, struct ktg_cpu_evc *sum)
+int ktg_cpu_acct_event(const struct ktg_cpu_acct *a, int i, const struct cpumask *cpus,
+		       bool in, struct ktg_cpu_evc *sum)
 {
 	bool counted = true;
 	int cpu;
 
 	memset(sum, 0, sizeof(*sum));
-	if (a->ev_err[i])
-		return -a->ev_err[i];
+	if (a->pmu.err[i])
+		return -a->pmu.err[i];
 	for_each_cpu(cpu, &a->online) {
-		const struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
+		const struct ktg_cpu_evc *c = ktg_cpu_evc(&a->pmu, i, cpu);
 
 		if (cpumask_test_cpu(cpu, cpus) != in)
 			continue;
@@ -383,11 +215,9 @@ static void ktg_cpu_acct_open(struct ktg_cpu_acct *a)
  */
 int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events)
 {
-	int cpu, err = 0;
+	int cpu, err;
 
 	a->method = ktg_method;
-	a->events = events;
-	a->stand_in = ktg_method == KTGEN_CPU_METHOD_SW_EVENT;
 	a->busy = kcalloc(nr_cpu_ids, sizeof(*a->busy), GFP_KERNEL);
 	a->count = kcalloc(nr_cpu_ids, sizeof(*a->count), GFP_KERNEL);
 	a->downs = kcalloc(nr_cpu_ids, sizeof(*a->downs), GFP_KERNEL);
@@ -402,8 +232,8 @@ int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events)
 	cpumask_copy(&a->online, cpu_online_mask);
 	for_each_cpu(cpu, &a->online)
 		a->downs[cpu] = READ_ONCE(per_cpu(ktg_cpu_downs, cpu));
-	if (events)
-		err = ktg_cpu_events_open(a);
+	err = ktg_cpu_event_open(&a->pmu, events, ktg_method == KTGEN_CPU_METHOD_SW_EVENT,
+				 &a->online);
 	if (!err && a->ev)
 		ktg_cpu_acct_open(a);
 	cpus_read_unlock();
@@ -418,13 +248,13 @@ int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events)
  */
 void ktg_cpu_acct_release_counters(struct ktg_cpu_acct *a)
 {
-	ktg_cpu_events_release(a);
+	ktg_cpu_event_release(&a->pmu, &a->online);
 	ktg_cpu_acct_release(a);
 }
 
 void ktg_cpu_acct_free(struct ktg_cpu_acct *a)
 {
-	ktg_cpu_events_free(a);
+	ktg_cpu_event_free(&a->pmu, &a->online);
 	ktg_cpu_acct_release(a);
 	kfree(a->busy);
 	kfree(a->count);
@@ -447,7 +277,7 @@ void ktg_cpu_acct_start(struct ktg_cpu_acct *a)
 			ktg_cpu_count(a->ev[cpu], &a->count[cpu]);
 		}
 		a->busy[cpu] = ktg_cpu_busy_ns(cpu);
-		ktg_cpu_events_start(a, cpu);
+		ktg_cpu_event_start(&a->pmu, cpu);
 	}
 	/* the starting values before the bit: ktg_cpu_acct_stop() tests it */
 	smp_mb__before_atomic();
@@ -495,7 +325,7 @@ void ktg_cpu_acct_stop(struct ktg_cpu_acct *a)
 			a->count[cpu] = count - a->count[cpu];
 			perf_event_disable(a->ev[cpu]);
 		}
-		ktg_cpu_events_stop(a, cpu);
+		ktg_cpu_event_stop(&a->pmu, cpu);
 	}
 	ktg_cpu_acct_gone(a);
 	/* the values before the flag: a reader seeing done sees them */

@@ -16,6 +16,7 @@
 #include "compat.h"
 #include "copy.h"
 #include "cpu.h"
+#include "cpu-event.h"
 #include "hist.h"
 #include "ktgen.h"
 #include "mem.h"
@@ -112,7 +113,7 @@ static int ktg_cpu_put_event_count(struct sk_buff *msg, const struct ktg_cpu_acc
 	     nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_COUNT, sum->count, 0)) ||
 	    (sum->counted && sum->running < sum->enabled &&
 	     nla_put_flag(msg, KTGEN_A_CPU_EVENT_STATS_SCALED)) ||
-	    (a->stand_in && nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_STAND_IN,
+	    (a->pmu.stand_in && nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_STAND_IN,
 					ktg_cpu_event_stand_in(i))))
 		return -EMSGSIZE;
 	return 0;
@@ -132,7 +133,7 @@ static int ktg_cpu_put_event(struct sk_buff *msg, const struct ktg_cpu_acct *a, 
 	nest = nla_nest_start(msg, KTGEN_A_CPU_STATS_EVENT);
 	if (!nest)
 		return -EMSGSIZE;
-	err = ktg_cpu_event_group(a, i, cpus, in, &sum);
+	err = ktg_cpu_acct_event(a, i, cpus, in, &sum);
 	if (nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_EVENT, BIT(i)) ||
 	    (err && nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_ERROR, -err)) ||
 	    (!err && ktg_cpu_put_event_count(msg, a, i, &sum))) {
@@ -174,7 +175,7 @@ static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu
 		goto cancel;
 	/* a group without CPUs counted nothing: no event nest */
 	for (i = 0; n && i < KTG_CPU_EVENTS; i++)
-		if ((a->events & BIT(i)) && ktg_cpu_put_event(msg, a, i, cpus, in))
+		if ((a->pmu.mask & BIT(i)) && ktg_cpu_put_event(msg, a, i, cpus, in))
 			goto cancel;
 	nla_nest_end(msg, nest);
 	return 0;

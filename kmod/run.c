@@ -17,6 +17,7 @@
 #include "compat.h"
 #include "copy.h"
 #include "cpu.h"
+#include "cpu-event.h"
 #include "hist.h"
 #include "ktgen.h"
 #include "mem.h"
@@ -542,7 +543,7 @@ static int ktg_run_charge(struct ktg_run *run, struct netlink_ext_ack *extack)
 	if (p->gso)
 		bytes += (u64)p->flows * p->gso *
 			 (sizeof(struct ktg_dgram) + 2 * sizeof(struct kvec));
-	bytes += ktg_cpu_events_size(p->events);
+	bytes += ktg_cpu_event_size(p->events);
 	err = ktg_mem_charge(bytes);
 	if (err) {
 		NL_SET_ERR_MSG(extack,
