@@ -108,42 +108,62 @@ static struct perf_event *ktg_cpu_event_create(struct ktg_cpu_events *e, int i, 
 	return ktg_perf_counter(&attr, cpu);
 }
 
-/* A counter per CPU of @cpus (held online) for each event of @events,
- * CPU by CPU. An event that cannot be opened on some CPU (no PMU, no
- * such event: ENOENT, EOPNOTSUPP) keeps the errno and no counter
- * anywhere; only a failed allocation fails.
- */
-int ktg_cpu_event_open(struct ktg_cpu_events *e, u32 events, bool stand_in,
-		       const struct cpumask *cpus)
+/* The rows of @events (none without), to be opened CPU by CPU. */
+int ktg_cpu_event_alloc(struct ktg_cpu_events *e, u32 events, bool stand_in)
 {
-	int i, cpu;
-
 	e->mask = events;
 	e->stand_in = stand_in;
 	if (!events)
 		return 0;
 	e->evc = kvcalloc(array_size(hweight32(events), nr_cpu_ids), sizeof(*e->evc),
 			  GFP_KERNEL);
-	if (!e->evc)
-		return -ENOMEM;
-	for_each_cpu(cpu, cpus) {
-		for (i = 0; i < KTG_CPU_EVENTS; i++) {
-			struct perf_event *ev;
+	return e->evc ? 0 : -ENOMEM;
+}
 
-			if (!(events & BIT(i)) || e->err[i])
-				continue;
-			ev = ktg_cpu_event_create(e, i, cpu);
-			if (PTR_ERR_OR_ZERO(ev) == -ENOMEM)
-				return -ENOMEM;
-			if (IS_ERR(ev)) {
-				e->err[i] = -PTR_ERR(ev);
-				ktg_cpu_event_put(e, i, cpus);
-				continue;
-			}
-			ktg_cpu_evc(e, i, cpu)->ev = ev;
+/* A counter on @cpu for each event asked. An event that cannot be opened
+ * there (no PMU, no such event: ENOENT, EOPNOTSUPP) keeps the errno and no
+ * counter on any CPU of @cpus. -ENODEV when @cpu went offline (the caller
+ * drops it), -ENOMEM.
+ */
+int ktg_cpu_event_open(struct ktg_cpu_events *e, int cpu, const struct cpumask *cpus)
+{
+	int i;
+
+	for (i = 0; e->evc && i < KTG_CPU_EVENTS; i++) {
+		struct perf_event *ev;
+
+		if (!(e->mask & BIT(i)) || e->err[i])
+			continue;
+		ev = ktg_cpu_event_create(e, i, cpu);
+		if (PTR_ERR_OR_ZERO(ev) == -ENOMEM)
+			return -ENOMEM;
+		if (PTR_ERR_OR_ZERO(ev) == -ENODEV && !cpu_online(cpu))
+			return -ENODEV;
+		if (IS_ERR(ev)) {
+			e->err[i] = -PTR_ERR(ev);
+			ktg_cpu_event_put(e, i, cpus);
+			continue;
 		}
+		ktg_cpu_evc(e, i, cpu)->ev = ev;
 	}
 	return 0;
+}
+
+/* @cpu's counters, its CPU gone before the window: none left there. */
+void ktg_cpu_event_drop(struct ktg_cpu_events *e, int cpu)
+{
+	int i;
+
+	for (i = 0; e->evc && i < KTG_CPU_EVENTS; i++) {
+		struct ktg_cpu_evc *c;
+
+		if (!(e->mask & BIT(i)))
+			continue;
+		c = ktg_cpu_evc(e, i, cpu);
+		if (c->ev)
+			perf_event_release_kernel(c->ev);
+		c->ev = NULL;
+	}
 }
 
 /* The window opens for @cpu's events: enabled, their starting values

@@ -49,8 +49,9 @@ static inline struct ktg_cpu_evc *ktg_cpu_evc(const struct ktg_cpu_events *e, in
 
 u32 ktg_cpu_event_stand_in(int i);
 u64 ktg_cpu_event_size(u32 events);
-int ktg_cpu_event_open(struct ktg_cpu_events *e, u32 events, bool stand_in,
-		       const struct cpumask *cpus);
+int ktg_cpu_event_alloc(struct ktg_cpu_events *e, u32 events, bool stand_in);
+int ktg_cpu_event_open(struct ktg_cpu_events *e, int cpu, const struct cpumask *cpus);
+void ktg_cpu_event_drop(struct ktg_cpu_events *e, int cpu);
 void ktg_cpu_event_start(struct ktg_cpu_events *e, int cpu);
 void ktg_cpu_event_stop(struct ktg_cpu_events *e, int cpu);
 void ktg_cpu_event_release(struct ktg_cpu_events *e, const struct cpumask *cpus);

@@ -15,7 +15,6 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/cpu.h>
 #include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
@@ -187,31 +186,45 @@ int ktg_cpu_acct_event(const struct ktg_cpu_acct *a, int i, const struct cpumask
 	return 0;
 }
 
-/* The cycle counters, one per CPU of the account; busy time where one
- * cannot be had (no counter free).
+/* @cpu's counters: its cycle counter (busy time for every CPU where one
+ * cannot be had: no counter free) and its events. -ENODEV when @cpu went
+ * offline since the account's CPUs were taken, -ENOMEM.
  */
-static void ktg_cpu_acct_open(struct ktg_cpu_acct *a)
+static int ktg_cpu_acct_open(struct ktg_cpu_acct *a, int cpu)
 {
-	int cpu;
+	struct perf_event *ev;
 
-	for_each_cpu(cpu, &a->online) {
-		struct perf_event *ev;
-
+	if (a->ev) {
 		ev = ktg_perf_counter(ktg_cpu_attr(), cpu);
+		if (PTR_ERR_OR_ZERO(ev) == -ENODEV && !cpu_online(cpu))
+			return -ENODEV;
 		if (IS_ERR(ev)) {
 			ktg_cpu_acct_release(a);
 			a->method = KTGEN_CPU_METHOD_BUSY_TIME;
-			return;
+		} else {
+			a->ev[cpu] = ev;
 		}
-		a->ev[cpu] = ev;
 	}
+	return ktg_cpu_event_open(&a->pmu, cpu, &a->online);
 }
 
-/* Counters for every online CPU, created disabled; may sleep. Fails only
- * for want of memory. The CPUs are held online while the counters are
- * made (one going offline would fail its counter's creation); each CPU's
- * offlines so far kept, to find at the window's close the CPUs that
- * went offline since.
+/* @cpu, offline before its counters were made, is not bracketed. */
+static void ktg_cpu_acct_drop(struct ktg_cpu_acct *a, int cpu)
+{
+	if (a->ev && a->ev[cpu]) {
+		perf_event_release_kernel(a->ev[cpu]);
+		a->ev[cpu] = NULL;
+	}
+	ktg_cpu_event_drop(&a->pmu, cpu);
+	cpumask_clear_cpu(cpu, &a->online);
+}
+
+/* Counters for every online CPU, created disabled, CPU by CPU; may
+ * sleep. Fails only for want of memory. Not under cpus_read_lock():
+ * creating a counter may take it (static keys). Each CPU's offlines so
+ * far are kept first, to find at the window's close the CPUs that went
+ * offline since; one that went offline before its counters were made
+ * is left out.
  */
 int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events)
 {
@@ -223,23 +236,26 @@ int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events)
 	a->downs = kcalloc(nr_cpu_ids, sizeof(*a->downs), GFP_KERNEL);
 	if (a->method != KTGEN_CPU_METHOD_BUSY_TIME)
 		a->ev = kcalloc(nr_cpu_ids, sizeof(*a->ev), GFP_KERNEL);
-	if (!a->busy || !a->count || !a->downs ||
-	    (a->method != KTGEN_CPU_METHOD_BUSY_TIME && !a->ev)) {
-		ktg_cpu_acct_free(a);
-		return -ENOMEM;
-	}
-	cpus_read_lock();
+	err = ktg_cpu_event_alloc(&a->pmu, events, ktg_method == KTGEN_CPU_METHOD_SW_EVENT);
+	if (err || !a->busy || !a->count || !a->downs ||
+	    (a->method != KTGEN_CPU_METHOD_BUSY_TIME && !a->ev))
+		goto free;
 	cpumask_copy(&a->online, cpu_online_mask);
 	for_each_cpu(cpu, &a->online)
 		a->downs[cpu] = READ_ONCE(per_cpu(ktg_cpu_downs, cpu));
-	err = ktg_cpu_event_open(&a->pmu, events, ktg_method == KTGEN_CPU_METHOD_SW_EVENT,
-				 &a->online);
-	if (!err && a->ev)
-		ktg_cpu_acct_open(a);
-	cpus_read_unlock();
-	if (err)
-		ktg_cpu_acct_free(a);
-	return err;
+	smp_mb();	/* the offlines read before the counters are made */
+	for_each_cpu(cpu, &a->online) {
+		err = ktg_cpu_acct_open(a, cpu);
+		if (err == -ENODEV)
+			ktg_cpu_acct_drop(a, cpu);
+		else if (err)
+			goto free;
+	}
+	return 0;
+
+free:
+	ktg_cpu_acct_free(a);
+	return -ENOMEM;
 }
 
 /* The run is over: its counters go as soon as the window has closed
