@@ -407,6 +407,12 @@ static inline u64 ktg_perf_read(struct perf_event *ev, u64 *enabled, u64 *runnin
 {
 	return perf_event_read_value(ev, enabled, running);
 }
+
+/* What a counter takes, for the budget. */
+static inline size_t ktg_perf_size(void)
+{
+	return sizeof(struct perf_event);
+}
 #else
 static inline struct perf_event *ktg_perf_counter(struct perf_event_attr *attr, int cpu)
 {
@@ -417,6 +423,11 @@ static inline u64 ktg_perf_read(struct perf_event *ev, u64 *enabled, u64 *runnin
 {
 	*enabled = 0;
 	*running = 0;
+	return 0;
+}
+
+static inline size_t ktg_perf_size(void)
+{
 	return 0;
 }
 #endif

@@ -10,20 +10,19 @@
  * counter path with a software event (cpu-clock) standing in, so that the
  * path is tested where no PMU exists.
  *
- * A run may also ask for PMU events (run events): a counter per CPU per
- * event, not pinned, so that the PMU multiplexes what it cannot hold at
- * once and each count is scaled from the time it ran. An event this host
- * cannot open is reported absent with the errno, never as a 0. With
- * cpu_event=sw each event has a software event standing in for it.
+ * A run may also ask for PMU events (run events, cpu-event.c), made,
+ * opened and closed with the account on the CPUs it brackets.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/kernel_stat.h>
-#include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/moduleparam.h>
+#include <linux/overflow.h>
+#include <linux/percpu.h>
 #include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <net/netlink.h>
@@ -39,6 +38,23 @@ MODULE_PARM_DESC(cpu_event,
 
 static bool ktg_have_pmu;
 static u32 ktg_method;
+
+/* How many times each CPU went offline. A CPU counter stops counting
+ * when its CPU goes offline (5.10 to 6.12 detach it for good, and it
+ * reads what it had counted until then): an account compares these
+ * with the values at its counters' creation to find such CPUs. Our
+ * teardown runs before perf's (CPUHP_AP_ONLINE_DYN is above
+ * CPUHP_AP_PERF_ONLINE), so a count read before the comparison finds
+ * the value unchanged was read from a counter still counting.
+ */
+static DEFINE_PER_CPU(unsigned int, ktg_cpu_downs);
+static enum cpuhp_state ktg_cpuhp;
+
+static int ktg_cpu_down(unsigned int cpu)
+{
+	WRITE_ONCE(per_cpu(ktg_cpu_downs, cpu), per_cpu(ktg_cpu_downs, cpu) + 1);
+	return 0;
+}
 
 bool ktg_cpu_have_pmu(void)
 {
@@ -66,34 +82,11 @@ static struct perf_event_attr *ktg_cpu_attr(void)
 	return ktg_method == KTGEN_CPU_METHOD_SW_EVENT ? &ktg_sw_attr : &ktg_cycles_attr;
 }
 
-#define KTG_LLC_READ_MISS	(PERF_COUNT_HW_CACHE_LL |			\
-				 PERF_COUNT_HW_CACHE_OP_READ << 8 |		\
-				 PERF_COUNT_HW_CACHE_RESULT_MISS << 16)
-
-/* The run events, bit i of enum ktgen_cpu_event at i, and the software
- * event that stands in for each with cpu_event=sw (the uapi says which).
- */
-static const struct {
-	u32	type;
-	u64	config;
-	u32	sw;
-} ktg_cpu_events[KTG_CPU_EVENTS] = {
-	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CPU_CYCLES,	PERF_COUNT_SW_CPU_CLOCK },
-	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_INSTRUCTIONS,	PERF_COUNT_SW_TASK_CLOCK },
-	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CACHE_REFERENCES,	PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ PERF_TYPE_HARDWARE,	PERF_COUNT_HW_CACHE_MISSES,	PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ PERF_TYPE_HW_CACHE,	KTG_LLC_READ_MISS,		PERF_COUNT_SW_PAGE_FAULTS },
-};
-
-u32 ktg_cpu_event_stand_in(int i)
-{
-	return ktg_cpu_events[i].sw;
-}
-
 /* Probe once: a hardware cycle counter on one online CPU. */
 int ktg_cpu_init(void)
 {
 	struct perf_event *ev;
+	int err;
 
 	ev = ktg_perf_counter(&ktg_cycles_attr, cpumask_first(cpu_online_mask));
 	ktg_have_pmu = !IS_ERR(ev);
@@ -112,7 +105,17 @@ int ktg_cpu_init(void)
 		pr_err("cpu_event=%s: expected cycles or sw\n", cpu_event);
 		return -EINVAL;
 	}
+	err = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN, "ktgen/cpu:online", NULL,
+					ktg_cpu_down);
+	if (err < 0)
+		return err;
+	ktg_cpuhp = err;
 	return 0;
+}
+
+void ktg_cpu_exit(void)
+{
+	cpuhp_remove_state_nocalls(ktg_cpuhp);
 }
 
 /* Busy time of @cpu in ns: what /proc/stat calls user, nice, system, irq
@@ -152,215 +155,134 @@ static void ktg_cpu_acct_release(struct ktg_cpu_acct *a)
 	a->ev = NULL;
 }
 
-/* Event @i's counters, on every CPU that has one. */
-static void ktg_cpu_event_release(struct ktg_cpu_acct *a, int i)
-{
-	int cpu;
-
-	for_each_cpu(cpu, &a->online) {
-		struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
-
-		if (c->ev)
-			perf_event_release_kernel(c->ev);
-		c->ev = NULL;
-	}
-}
-
-static void ktg_cpu_events_free(struct ktg_cpu_acct *a)
-{
-	int i;
-
-	if (!a->evc)
-		return;
-	for (i = 0; i < KTG_CPU_EVENTS; i++)
-		ktg_cpu_event_release(a, i);
-	kvfree(a->evc);
-	a->evc = NULL;
-}
-
-/* Event @i on @cpu, created disabled and not pinned (multiplexed where
- * the PMU has too few counters).
+/* Event @i summed over the CPUs of @cpus (@in) or the others, in @sum
+ * with @sum->counted false when some CPU of the group never had it
+ * running, or the sum passes 64 bits (no count to give). A negative
+ * errno when it is absent in the group: its open's, or -ENODEV when a
+ * CPU of the group went offline (its counter stopped part-way).
  */
-static struct perf_event *ktg_cpu_event_create(struct ktg_cpu_acct *a, int i, int cpu)
-{
-	struct perf_event_attr attr = {
-		.type		= ktg_cpu_events[i].type,
-		.config		= ktg_cpu_events[i].config,
-		.size		= sizeof(attr),
-		.disabled	= 1,
-	};
-
-	if (a->stand_in) {
-		attr.type = PERF_TYPE_SOFTWARE;
-		attr.config = ktg_cpu_events[i].sw;
-	}
-	return ktg_perf_counter(&attr, cpu);
-}
-
-/* A counter per online CPU for each event asked. An event that cannot be
- * opened on some CPU (no PMU, no such event: ENOENT, EOPNOTSUPP) keeps
- * the errno and no counter anywhere; only a failed allocation fails.
- */
-static int ktg_cpu_events_open(struct ktg_cpu_acct *a)
-{
-	int i, cpu;
-
-	a->evc = kvcalloc(array_size(KTG_CPU_EVENTS, nr_cpu_ids), sizeof(*a->evc), GFP_KERNEL);
-	if (!a->evc)
-		return -ENOMEM;
-	for (i = 0; i < KTG_CPU_EVENTS; i++) {
-		if (!(a->events & BIT(i)))
-			continue;
-		for_each_cpu(cpu, &a->online) {
-			struct perf_event *ev = ktg_cpu_event_create(a, i, cpu);
-
-			if (PTR_ERR_OR_ZERO(ev) == -ENOMEM)
-				return -ENOMEM;
-			if (IS_ERR(ev)) {
-				a->ev_err[i] = -PTR_ERR(ev);
-				ktg_cpu_event_release(a, i);
-				break;
-			}
-			ktg_cpu_evc(a, i, cpu)->ev = ev;
-		}
-	}
-	return 0;
-}
-
-/* The window opens for the events: enabled, their starting values kept. */
-static void ktg_cpu_events_start(struct ktg_cpu_acct *a)
-{
-	int i, cpu;
-
-	for (i = 0; a->evc && i < KTG_CPU_EVENTS; i++) {
-		if (!(a->events & BIT(i)) || a->ev_err[i])
-			continue;
-		for_each_cpu(cpu, &a->online) {
-			struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
-
-			perf_event_enable(c->ev);
-			c->count = ktg_perf_read(c->ev, &c->enabled, &c->running);
-		}
-	}
-}
-
-/* @count * @enabled / @running (running below enabled) without overflow,
- * as perf scales a multiplexed count: the times shifted down to 32 bits
- * first (mul_u64_u64_div_u64() is not exported everywhere).
- */
-static u64 ktg_cpu_scale(u64 count, u64 enabled, u64 running)
-{
-	while (enabled > U32_MAX) {
-		enabled >>= 1;
-		running >>= 1;
-	}
-	return mul_u64_u32_div(count, enabled, max_t(u64, running, 1));
-}
-
-/* The window closes: what each counter counted in it, scaled to its
- * enabled time where it was multiplexed; a counter that never ran has
- * running 0 and no count to scale (ktg_cpu_event_group() says so).
- */
-static void ktg_cpu_events_stop(struct ktg_cpu_acct *a)
-{
-	int i, cpu;
-
-	for (i = 0; a->evc && i < KTG_CPU_EVENTS; i++) {
-		if (!(a->events & BIT(i)) || a->ev_err[i])
-			continue;
-		for_each_cpu(cpu, &a->online) {
-			struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
-			u64 count, enabled, running;
-
-			count = ktg_perf_read(c->ev, &enabled, &running);
-			perf_event_disable(c->ev);
-			c->count = count - c->count;
-			c->enabled = enabled - c->enabled;
-			c->running = running - c->running;
-			if (c->running && c->running < c->enabled)
-				c->count = ktg_cpu_scale(c->count, c->enabled, c->running);
-		}
-	}
-}
-
-/* Event @i summed over the CPUs of @cpus (@in) or the others; false when
- * some CPU of the group never had it running (no count to give).
- */
-bool ktg_cpu_event_group(const struct ktg_cpu_acct *a, int i, const struct cpumask *cpus,
-			 bool in, struct ktg_cpu_evc *sum)
+int ktg_cpu_acct_event(const struct ktg_cpu_acct *a, int i, const struct cpumask *cpus,
+		       bool in, struct ktg_cpu_evc *sum)
 {
 	bool counted = true;
 	int cpu;
 
 	memset(sum, 0, sizeof(*sum));
+	if (a->pmu.err[i])
+		return -a->pmu.err[i];
 	for_each_cpu(cpu, &a->online) {
-		const struct ktg_cpu_evc *c = ktg_cpu_evc(a, i, cpu);
+		const struct ktg_cpu_evc *c = ktg_cpu_evc(&a->pmu, i, cpu);
 
 		if (cpumask_test_cpu(cpu, cpus) != in)
 			continue;
-		sum->count += c->count;
+		if (cpumask_test_cpu(cpu, &a->gone))
+			return -ENODEV;
+		if (!c->counted || check_add_overflow(sum->count, c->count, &sum->count))
+			counted = false;
 		sum->enabled += c->enabled;
 		sum->running += c->running;
-		if (!c->running)
-			counted = false;
 	}
-	return counted;
+	sum->counted = counted;
+	return 0;
 }
 
-/* Counters for every online CPU, created disabled; may sleep. Fails only
- * for want of memory.
+/* @cpu's counters: its cycle counter (busy time for every CPU where one
+ * cannot be had: no counter free) and its events. -ENODEV when @cpu went
+ * offline since the account's CPUs were taken, -ENOMEM.
+ */
+static int ktg_cpu_acct_open(struct ktg_cpu_acct *a, int cpu)
+{
+	struct perf_event *ev;
+
+	if (a->ev) {
+		ev = ktg_perf_counter(ktg_cpu_attr(), cpu);
+		if (PTR_ERR_OR_ZERO(ev) == -ENODEV && !cpu_online(cpu))
+			return -ENODEV;
+		if (IS_ERR(ev)) {
+			ktg_cpu_acct_release(a);
+			a->method = KTGEN_CPU_METHOD_BUSY_TIME;
+		} else {
+			a->ev[cpu] = ev;
+		}
+	}
+	return ktg_cpu_event_open(&a->pmu, cpu, &a->online);
+}
+
+/* @cpu, offline before its counters were made, is not bracketed. */
+static void ktg_cpu_acct_drop(struct ktg_cpu_acct *a, int cpu)
+{
+	if (a->ev && a->ev[cpu]) {
+		perf_event_release_kernel(a->ev[cpu]);
+		a->ev[cpu] = NULL;
+	}
+	ktg_cpu_event_drop(&a->pmu, cpu);
+	cpumask_clear_cpu(cpu, &a->online);
+}
+
+/* Counters for every online CPU, created disabled, CPU by CPU; may
+ * sleep. Fails only for want of memory. Not under cpus_read_lock():
+ * creating a counter may take it (static keys). Each CPU's offlines so
+ * far are kept first, to find at the window's close the CPUs that went
+ * offline since; one that went offline before its counters were made
+ * is left out.
  */
 int ktg_cpu_acct_init(struct ktg_cpu_acct *a, u32 events)
 {
 	int cpu, err;
 
 	a->method = ktg_method;
-	a->events = events;
-	a->stand_in = ktg_method == KTGEN_CPU_METHOD_SW_EVENT;
-	cpumask_copy(&a->online, cpu_online_mask);
 	a->busy = kcalloc(nr_cpu_ids, sizeof(*a->busy), GFP_KERNEL);
 	a->count = kcalloc(nr_cpu_ids, sizeof(*a->count), GFP_KERNEL);
+	a->downs = kcalloc(nr_cpu_ids, sizeof(*a->downs), GFP_KERNEL);
 	if (a->method != KTGEN_CPU_METHOD_BUSY_TIME)
 		a->ev = kcalloc(nr_cpu_ids, sizeof(*a->ev), GFP_KERNEL);
-	if (!a->busy || !a->count || (a->method != KTGEN_CPU_METHOD_BUSY_TIME && !a->ev)) {
-		ktg_cpu_acct_free(a);
-		return -ENOMEM;
-	}
-	if (events) {
-		err = ktg_cpu_events_open(a);
-		if (err) {
-			ktg_cpu_acct_free(a);
-			return err;
-		}
-	}
-	if (!a->ev)
-		return 0;
+	err = ktg_cpu_event_alloc(&a->pmu, events, ktg_method == KTGEN_CPU_METHOD_SW_EVENT);
+	if (err || !a->busy || !a->count || !a->downs ||
+	    (a->method != KTGEN_CPU_METHOD_BUSY_TIME && !a->ev))
+		goto free;
+	cpumask_copy(&a->online, cpu_online_mask);
+	for_each_cpu(cpu, &a->online)
+		a->downs[cpu] = READ_ONCE(per_cpu(ktg_cpu_downs, cpu));
+	smp_mb();	/* the offlines read before the counters are made */
 	for_each_cpu(cpu, &a->online) {
-		struct perf_event *ev;
-
-		ev = ktg_perf_counter(ktg_cpu_attr(), cpu);
-		if (IS_ERR(ev)) {
-			/* Offline since, or no counter free: busy time. */
-			ktg_cpu_acct_release(a);
-			a->method = KTGEN_CPU_METHOD_BUSY_TIME;
-			return 0;
-		}
-		a->ev[cpu] = ev;
+		err = ktg_cpu_acct_open(a, cpu);
+		if (err == -ENODEV)
+			ktg_cpu_acct_drop(a, cpu);
+		else if (err)
+			goto free;
 	}
 	return 0;
+
+free:
+	ktg_cpu_acct_free(a);
+	return -ENOMEM;
+}
+
+/* The run is over: its counters go as soon as the window has closed
+ * (a finished run stays listed until deleted), what they counted stays.
+ * After ktg_cpu_acct_stop(), with no start to come; may sleep.
+ */
+void ktg_cpu_acct_release_counters(struct ktg_cpu_acct *a)
+{
+	ktg_cpu_event_release(&a->pmu, &a->online);
+	ktg_cpu_acct_release(a);
 }
 
 void ktg_cpu_acct_free(struct ktg_cpu_acct *a)
 {
-	ktg_cpu_events_free(a);
+	ktg_cpu_event_free(&a->pmu, &a->online);
 	ktg_cpu_acct_release(a);
 	kfree(a->busy);
 	kfree(a->count);
+	kfree(a->downs);
 	a->busy = NULL;
 	a->count = NULL;
+	a->downs = NULL;
 }
 
-/* The window opens: the starting values, kept to be subtracted. */
+/* The window opens: the starting values, kept to be subtracted; CPU by
+ * CPU, so that each CPU's counters bracket the same interval.
+ */
 void ktg_cpu_acct_start(struct ktg_cpu_acct *a)
 {
 	int cpu;
@@ -371,11 +293,28 @@ void ktg_cpu_acct_start(struct ktg_cpu_acct *a)
 			ktg_cpu_count(a->ev[cpu], &a->count[cpu]);
 		}
 		a->busy[cpu] = ktg_cpu_busy_ns(cpu);
+		ktg_cpu_event_start(&a->pmu, cpu);
 	}
-	ktg_cpu_events_start(a);
 	/* the starting values before the bit: ktg_cpu_acct_stop() tests it */
 	smp_mb__before_atomic();
 	set_bit(KTG_CPU_WINDOW_OPENED, &a->window);
+}
+
+/* The CPUs that went offline since their counters were made, read after
+ * the counters (see ktg_cpu_downs): their counters stopped part-way, so
+ * the cycles are busy time's and the group's events absent (ENODEV).
+ */
+static void ktg_cpu_acct_gone(struct ktg_cpu_acct *a)
+{
+	int cpu;
+
+	smp_rmb();	/* the counters read before the offlines */
+	for_each_cpu(cpu, &a->online) {
+		if (READ_ONCE(per_cpu(ktg_cpu_downs, cpu)) == a->downs[cpu])
+			continue;
+		cpumask_set_cpu(cpu, &a->gone);
+		a->counted = false;
+	}
 }
 
 /* The window closes: the values become what the window used. Once, and
@@ -402,8 +341,9 @@ void ktg_cpu_acct_stop(struct ktg_cpu_acct *a)
 			a->count[cpu] = count - a->count[cpu];
 			perf_event_disable(a->ev[cpu]);
 		}
+		ktg_cpu_event_stop(&a->pmu, cpu);
 	}
-	ktg_cpu_events_stop(a);
+	ktg_cpu_acct_gone(a);
 	/* the values before the flag: a reader seeing done sees them */
 	smp_store_release(&a->done, true);
 }

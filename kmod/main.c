@@ -112,7 +112,7 @@ static int __init ktg_init(void)
 
 	err = ktg_pattern_init();
 	if (err)
-		return err;
+		goto err_cpu;
 
 	ktg_wq = alloc_workqueue("ktgen", WQ_UNBOUND, 0);
 	if (!ktg_wq) {
@@ -137,6 +137,8 @@ err_wq:
 	destroy_workqueue(ktg_wq);
 err_pattern:
 	ktg_pattern_exit();
+err_cpu:
+	ktg_cpu_exit();
 	return err;
 }
 
@@ -150,6 +152,7 @@ static void __exit ktg_exit(void)
 	ktg_pernet_exit();
 	destroy_workqueue(ktg_wq);
 	ktg_pattern_exit();
+	ktg_cpu_exit();
 }
 
 module_init(ktg_init);

@@ -16,6 +16,7 @@
 #include "compat.h"
 #include "copy.h"
 #include "cpu.h"
+#include "cpu-event.h"
 #include "hist.h"
 #include "ktgen.h"
 #include "mem.h"
@@ -103,34 +104,42 @@ static int ktg_cpus_put(struct sk_buff *msg, int attr, const struct cpumask *mas
 	return 0;
 }
 
+static int ktg_cpu_put_event_count(struct sk_buff *msg, const struct ktg_cpu_acct *a, int i,
+				   const struct ktg_cpu_evc *sum)
+{
+	if (nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_ENABLED_NS, sum->enabled, 0) ||
+	    nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_RUNNING_NS, sum->running, 0) ||
+	    (sum->counted &&
+	     nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_COUNT, sum->count, 0)) ||
+	    (sum->counted && sum->running < sum->enabled &&
+	     nla_put_flag(msg, KTGEN_A_CPU_EVENT_STATS_SCALED)) ||
+	    (a->pmu.stand_in && nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_STAND_IN,
+					ktg_cpu_event_stand_in(i))))
+		return -EMSGSIZE;
+	return 0;
+}
+
 /* Run event @i over a group of CPUs: its count (scaled where it was
- * multiplexed), or the errno that kept it from being opened; no count
- * when a CPU never had it running.
+ * multiplexed), or the errno that makes it absent (its open's, or ENODEV
+ * for a CPU that went offline); no count when a CPU never had it running.
  */
 static int ktg_cpu_put_event(struct sk_buff *msg, const struct ktg_cpu_acct *a, int i,
 			     const struct cpumask *cpus, bool in)
 {
 	struct ktg_cpu_evc sum;
 	struct nlattr *nest;
-	bool counted;
+	int err;
 
 	nest = nla_nest_start(msg, KTGEN_A_CPU_STATS_EVENT);
-	if (!nest || nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_EVENT, BIT(i)))
+	if (!nest)
 		return -EMSGSIZE;
-	if (a->ev_err[i]) {
-		if (nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_ERROR, a->ev_err[i]))
-			return -EMSGSIZE;
-		nla_nest_end(msg, nest);
-		return 0;
+	err = ktg_cpu_acct_event(a, i, cpus, in, &sum);
+	if (nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_EVENT, BIT(i)) ||
+	    (err && nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_ERROR, -err)) ||
+	    (!err && ktg_cpu_put_event_count(msg, a, i, &sum))) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
 	}
-	counted = ktg_cpu_event_group(a, i, cpus, in, &sum);
-	if (nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_ENABLED_NS, sum.enabled, 0) ||
-	    nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_RUNNING_NS, sum.running, 0) ||
-	    (counted && nla_put_u64_64bit(msg, KTGEN_A_CPU_EVENT_STATS_COUNT, sum.count, 0)) ||
-	    (sum.running < sum.enabled && nla_put_flag(msg, KTGEN_A_CPU_EVENT_STATS_SCALED)) ||
-	    (a->stand_in && nla_put_u32(msg, KTGEN_A_CPU_EVENT_STATS_STAND_IN,
-					ktg_cpu_event_stand_in(i))))
-		return -EMSGSIZE;
 	nla_nest_end(msg, nest);
 	return 0;
 }
@@ -155,19 +164,25 @@ static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu
 			cycles += mul_u64_u32_div(a->busy[cpu], khz, USEC_PER_SEC);
 	}
 	nest = nla_nest_start(msg, attr);
-	if (!nest ||
-	    nla_put_u32(msg, KTGEN_A_CPU_STATS_METHOD,
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, KTGEN_A_CPU_STATS_METHOD,
 			a->counted ? a->method : KTGEN_CPU_METHOD_BUSY_TIME) ||
 	    nla_put_u32(msg, KTGEN_A_CPU_STATS_CPUS, n) ||
 	    nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_BUSY_NS, busy, 0) ||
 	    ((a->counted || khz) && nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_CYCLES, cycles, 0)) ||
 	    (!a->counted && khz && nla_put_flag(msg, KTGEN_A_CPU_STATS_ESTIMATED)))
-		return -EMSGSIZE;
-	for (i = 0; i < KTG_CPU_EVENTS; i++)
-		if ((a->events & BIT(i)) && ktg_cpu_put_event(msg, a, i, cpus, in))
-			return -EMSGSIZE;
+		goto cancel;
+	/* a group without CPUs counted nothing: no event nest */
+	for (i = 0; n && i < KTG_CPU_EVENTS; i++)
+		if ((a->pmu.mask & BIT(i)) && ktg_cpu_put_event(msg, a, i, cpus, in))
+			goto cancel;
 	nla_nest_end(msg, nest);
 	return 0;
+
+cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
 }
 
 /* cpu-run and cpu-other, once the window has closed. */
@@ -1453,6 +1468,15 @@ static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = ktg_nl_run_params(info, &p);
 	if (err)
 		return err;
+	/* Kernel counters bypass perf_event_paranoid: their kernel-inclusive
+	 * counts of every CPU are for whom perf would give them to.
+	 */
+	if (p.events && !netlink_capable(skb, CAP_PERFMON) &&
+	    !netlink_capable(skb, CAP_SYS_ADMIN)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_RUN_EVENTS],
+				    "events need CAP_PERFMON or CAP_SYS_ADMIN");
+		return -EPERM;
+	}
 	if (!zalloc_cpumask_var(&p.cpus, GFP_KERNEL)) {
 		NL_SET_ERR_MSG(info->extack, "no memory for the run");
 		return -ENOMEM;

@@ -30,8 +30,7 @@
 #define KTG_MAX_UDP_SIZE	65507
 #define KTG_MAX_GSO		64	/* UDP_MAX_SEGMENTS before 6.9 */
 #define KTG_MAX_PERCENTILES	16
-/* PMU events (enum ktgen_cpu_event): a counter per CPU each, five at most */
-#define KTG_CPU_EVENTS		5
+/* PMU events (enum ktgen_cpu_event): every bit up to the last */
 #define KTG_CPU_EVENT_MASK	((KTGEN_CPU_EVENT_LLC_LOAD_MISSES << 1) - 1)
 
 extern const struct nla_policy ktg_none_policy[2];

@@ -17,6 +17,7 @@
 #include "compat.h"
 #include "copy.h"
 #include "cpu.h"
+#include "cpu-event.h"
 #include "hist.h"
 #include "ktgen.h"
 #include "mem.h"
@@ -352,6 +353,8 @@ static void ktg_run_done_work(struct work_struct *work)
 
 	/* Not closed by the flows when they failed before sending. */
 	ktg_cpu_acct_stop(&run->cpu);
+	/* Its counts taken, no counter is needed while the run is listed. */
+	ktg_cpu_acct_release_counters(&run->cpu);
 	for (i = 0; i < run->nworkers; i++)
 		ktg_worker_stop(&run->workers[i]);
 	for (i = 0; i < run->p.flows; i++)
@@ -524,7 +527,8 @@ static int ktg_run_user_src(struct ktg_run *run, struct netlink_ext_ack *extack)
 }
 
 /* What the run holds besides its page rings: flows, workers, request/
- * response histograms and buffers, charged to the budget up front.
+ * response histograms and buffers, event counters, charged to the
+ * budget up front.
  */
 static int ktg_run_charge(struct ktg_run *run, struct netlink_ext_ack *extack)
 {
@@ -539,10 +543,11 @@ static int ktg_run_charge(struct ktg_run *run, struct netlink_ext_ack *extack)
 	if (p->gso)
 		bytes += (u64)p->flows * p->gso *
 			 (sizeof(struct ktg_dgram) + 2 * sizeof(struct kvec));
+	bytes += ktg_cpu_event_size(p->events);
 	err = ktg_mem_charge(bytes);
 	if (err) {
 		NL_SET_ERR_MSG(extack,
-			       "the run's flows and histograms exceed the module's budget (ktgen config)");
+			       "the run's flows, histograms and counters exceed the module's budget (ktgen config)");
 		return err;
 	}
 	run->charged = bytes;

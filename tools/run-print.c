@@ -504,7 +504,7 @@ static void print_run_cpu(const struct nlattr **tb, uint64_t ns)
 	/* the events, charged with the same work as their group's CPU time */
 	print_open_object("pmu");
 	pmu_print_group(tb[KTGEN_A_RUN_CPU_RUN], "run", tx_bytes, tx_msgs);
-	if (tb[KTGEN_A_RUN_CPU_OTHER])
+	if (pmu_has_events(tb[KTGEN_A_RUN_CPU_OTHER]))	/* none without CPUs */
 		pmu_print_group(tb[KTGEN_A_RUN_CPU_OTHER], "other",
 				rx ? rx_bytes : tx_bytes, rx ? rx_msgs : tx_msgs);
 	print_close_object();

@@ -21,6 +21,7 @@
 #include <libmnl/libmnl.h>
 
 #include "counters.h"
+#include "cpu-scale.h"
 #include "env.h"
 #include "hist.h"
 #include "pattern.h"
@@ -1393,6 +1394,50 @@ static void test_pmu_words(void)
 	json_free(doc);
 }
 
+/* ktg_cpu_scale() against exact 128-bit arithmetic: windows past 4.3 s
+ * (enabled over 32 bits), running near 0, running == enabled, counts
+ * whose scaled value needs all 64 bits or more.
+ */
+static void test_cpu_scale(void)
+{
+	static const struct {
+		u64 count, enabled, running;
+	} c[] = {
+		{ 1000, 1000, 1000 },			/* ran all the time */
+		{ 1000, 2000, 1000 },			/* half: doubled */
+		{ 1000000000ULL, 10000000000ULL, 1 },	/* 10 s, ran 1 ns */
+		{ 12345, 5000000000ULL, 3 },		/* 5 s, ran 3 ns */
+		{ 999999937, 8000000000ULL, 2000000001ULL },	/* 8 s, a quarter */
+		{ 7, 3, 2 },				/* 10.5: truncated */
+		{ U64_MAX / 3, 3, 2 },			/* 1.5 x near the top */
+		{ 1ULL << 62, 1ULL << 63, 1ULL << 62 },	/* huge times */
+		{ U64_MAX, U64_MAX, U64_MAX },		/* all ones */
+		{ U64_MAX - 1, U64_MAX, U64_MAX - 1 },	/* just fits */
+		{ 40000000000ULL, 600000000000ULL, 599999999999ULL },
+	};
+	unsigned int i;
+	u64 got;
+
+	for (i = 0; i < ARRAY_SIZE(c); i++) {
+		unsigned __int128 want = (unsigned __int128)c[i].count * c[i].enabled / c[i].running;
+
+		CHECK(ktg_cpu_scale(c[i].count, c[i].enabled, c[i].running, &got));
+		CHECK(got == (u64)want);
+		if (got != (u64)want)
+			fprintf(stderr, "# scale %llu * %llu / %llu: %llu, expected %llu\n",
+				(unsigned long long)c[i].count, (unsigned long long)c[i].enabled,
+				(unsigned long long)c[i].running, (unsigned long long)got,
+				(unsigned long long)want);
+	}
+	/* never ran: nothing to scale, whatever the count */
+	CHECK(!ktg_cpu_scale(0, 5000000000ULL, 0, &got));
+	CHECK(!ktg_cpu_scale(12345, 5000000000ULL, 0, &got));
+	CHECK(!ktg_cpu_scale(1, 1, 0, &got));
+	/* a scaled count past 64 bits is no count either */
+	CHECK(!ktg_cpu_scale(U64_MAX, 3, 2, &got));
+	CHECK(!ktg_cpu_scale(1ULL << 40, 1ULL << 40, 1, &got));
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -1416,6 +1461,7 @@ static const struct {
 	{ "ab_rx_path_same", test_rx_path_same },
 	{ "pmu_print", test_pmu_print },
 	{ "pmu_words", test_pmu_words },
+	{ "cpu_event_scale", test_cpu_scale },
 };
 
 int main(void)

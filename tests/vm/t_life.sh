@@ -383,22 +383,32 @@ case_add life_dev_gone t_life_dev_gone 300
 
 # A run's worker CPU goes offline mid-run: the worker goes on elsewhere
 # (the scheduler moves a bound kthread off a dying CPU), the run ends at
-# its limit with every byte counted, and the CPU comes back.
+# its limit with every byte counted, and the CPU comes back. Its counters
+# (software events stand in) stopped with it: the run's group has its
+# events absent (ENODEV) and its cycles by busy time, never a count of
+# part of the window; the other CPUs' events are counted.
 t_life_cpu_offline()
 {
 	local cpu=/sys/devices/system/cpu/cpu1/online doc
 
 	[ -w $cpu ] || skip "cpu1 cannot go offline here"
-	load_module
+	need_perf
+	load_module cpu_event=sw
 	$KTGEN sink add tcp port 7004 rx verify cpus 0 >/dev/null
 	doc=$(mktemp)
-	$KTGEN -j run tcp_stream to 127.0.0.1 port 7004 cpus 1 time "$(span 6)" >"$doc" &
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 7004 cpus 1 time "$(span 6)" \
+		events cycles,instructions >"$doc" &
 	slowwait "$(scaled 20)" bash -c "$KTGEN -j sink show | grep -q '\"bytes\":[1-9]'" ||
 		fail "no traffic reached the sink"
 	echo 0 >$cpu
 	wait $! || { echo 1 >$cpu; fail "the run failed: $(cat "$doc")"; }
 	echo 1 >$cpu
 	json_check "$TCP_OK" <"$doc" || fail "the run's counts"
+	json_check "d['cpu']['method'] == 'busy-time' and
+		all(d['pmu']['run'][k]['absent'] is True and d['pmu']['run'][k]['error'] == 'ENODEV' and
+		    'count' not in d['pmu']['run'][k] for k in ('cycles', 'instructions')) and
+		all(d['pmu']['other'][k]['count'] > 0 for k in ('cycles', 'instructions'))" <"$doc" ||
+		fail "the events of the CPU that went offline: $(cat "$doc")"
 	$KTGEN run del all
 	$KTGEN sink del all
 	! pgrep '^ktgen/' >/dev/null || fail "threads left: $(pgrep -l '^ktgen/')"
