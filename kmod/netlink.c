@@ -1456,6 +1456,36 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 	return ktg_nl_run_addrs(info, p);
 }
 
+/* Kernel counters bypass perf_event_paranoid: their kernel-inclusive
+ * counts of every CPU are for whom perf would give them to.
+ */
+static int ktg_nl_run_events_perm(struct sk_buff *skb, struct genl_info *info, u32 events)
+{
+	if (!events || netlink_capable(skb, CAP_PERFMON) || netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_RUN_EVENTS],
+			    "events need CAP_PERFMON or CAP_SYS_ADMIN");
+	return -EPERM;
+}
+
+/* The run's CPUs (its first online CPU when the request names none), in a
+ * mask of @p's own that the run takes over; nothing held on an error.
+ */
+static int ktg_nl_run_cpus(struct genl_info *info, struct ktg_run_params *p)
+{
+	int err;
+
+	if (!zalloc_cpumask_var(&p->cpus, GFP_KERNEL)) {
+		NL_SET_ERR_MSG(info->extack, "no memory for the run");
+		return -ENOMEM;
+	}
+	err = ktg_cpus_parse(info->attrs[KTGEN_A_RUN_CPUS], p->cpus,
+			     cpumask_of(cpumask_first(cpu_online_mask)), info->extack);
+	if (err)
+		free_cpumask_var(p->cpus);
+	return err;
+}
+
 static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ktg_net *kn = ktg_pernet(genl_info_net(info));
@@ -1466,27 +1496,12 @@ static int ktg_nl_run_new_doit(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	err = ktg_nl_run_params(info, &p);
+	if (!err)
+		err = ktg_nl_run_events_perm(skb, info, p.events);
+	if (!err)
+		err = ktg_nl_run_cpus(info, &p);
 	if (err)
 		return err;
-	/* Kernel counters bypass perf_event_paranoid: their kernel-inclusive
-	 * counts of every CPU are for whom perf would give them to.
-	 */
-	if (p.events && !netlink_capable(skb, CAP_PERFMON) &&
-	    !netlink_capable(skb, CAP_SYS_ADMIN)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_RUN_EVENTS],
-				    "events need CAP_PERFMON or CAP_SYS_ADMIN");
-		return -EPERM;
-	}
-	if (!zalloc_cpumask_var(&p.cpus, GFP_KERNEL)) {
-		NL_SET_ERR_MSG(info->extack, "no memory for the run");
-		return -ENOMEM;
-	}
-	err = ktg_cpus_parse(info->attrs[KTGEN_A_RUN_CPUS], p.cpus,
-			     cpumask_of(cpumask_first(cpu_online_mask)), info->extack);
-	if (err) {
-		free_cpumask_var(p.cpus);
-		return err;
-	}
 	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg) {
 		free_cpumask_var(p.cpus);
