@@ -120,6 +120,12 @@ int ktg_cpu_event_alloc(struct ktg_cpu_events *e, u32 events, bool stand_in)
 	return e->evc ? 0 : -ENOMEM;
 }
 
+/* Is event @i asked for and openable here (its counters kept)? */
+static bool ktg_cpu_event_live(const struct ktg_cpu_events *e, int i)
+{
+	return (e->mask & BIT(i)) && !e->err[i];
+}
+
 /* A counter on @cpu for each event asked. An event that cannot be opened
  * there (no PMU, no such event: ENOENT, EOPNOTSUPP) keeps the errno and no
  * counter on any CPU of @cpus. -ENODEV when @cpu went offline (the caller
@@ -132,7 +138,7 @@ int ktg_cpu_event_open(struct ktg_cpu_events *e, int cpu, const struct cpumask *
 	for (i = 0; e->evc && i < KTG_CPU_EVENTS; i++) {
 		struct perf_event *ev;
 
-		if (!(e->mask & BIT(i)) || e->err[i])
+		if (!ktg_cpu_event_live(e, i))
 			continue;
 		ev = ktg_cpu_event_create(e, i, cpu);
 		if (PTR_ERR_OR_ZERO(ev) == -ENOMEM)
@@ -176,7 +182,7 @@ void ktg_cpu_event_start(struct ktg_cpu_events *e, int cpu)
 	for (i = 0; e->evc && i < KTG_CPU_EVENTS; i++) {
 		struct ktg_cpu_evc *c;
 
-		if (!(e->mask & BIT(i)) || e->err[i])
+		if (!ktg_cpu_event_live(e, i))
 			continue;
 		c = ktg_cpu_evc(e, i, cpu);
 		perf_event_enable(c->ev);
@@ -196,7 +202,7 @@ void ktg_cpu_event_stop(struct ktg_cpu_events *e, int cpu)
 		struct ktg_cpu_evc *c;
 		u64 count, enabled, running;
 
-		if (!(e->mask & BIT(i)) || e->err[i])
+		if (!ktg_cpu_event_live(e, i))
 			continue;
 		c = ktg_cpu_evc(e, i, cpu);
 		count = ktg_perf_read(c->ev, &enabled, &running);
