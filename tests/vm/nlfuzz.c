@@ -567,6 +567,8 @@ static void put_valid(struct thread *t, struct nlmsghdr *nlh, const struct spec_
 	}
 	bounds(p, &lo, &hi);
 	v = pick(t, lo, hi);
+	if (p->validation_type == NLA_VALIDATE_MASK)
+		v = rnd(t) & p->mask;	/* flags: any set of the defined ones */
 	if (!strcmp(name, "id") || !strcmp(name, "run-id"))
 		v = pool_get(strcmp(s->name, "sink") ? run_ids : sink_ids, t);
 	else if (!strcmp(name, "port"))
@@ -655,6 +657,17 @@ static bool break_value(struct breaking *b)
 
 	if (!bytes)
 		return false;
+	if (b->p->validation_type == NLA_VALIDATE_MASK) {
+		uint64_t undefined = ~(uint64_t)b->p->mask & (UINT64_MAX >> (64 - 8 * bytes));
+
+		if (!undefined)
+			return false;
+		v = undefined & -undefined;	/* the lowest bit no flag has */
+		put_int(b->nlh, b->type, b->p->type, v | (rnd(b->t) & b->p->mask));
+		snprintf(b->what, b->n, "%s with bit %d, outside mask %#x",
+			 attr_name(b->s, b->type), __builtin_ctzll(undefined), b->p->mask);
+		return true;
+	}
 	if (b->lo > 0)
 		v = b->lo - 1;
 	else if (b->hi < UINT64_MAX >> (64 - 8 * bytes))
