@@ -27,6 +27,7 @@
 
 #include "counters.h"
 #include "env.h"
+#include "ktgen.h"
 #include "nl.h"
 #include "print.h"
 
@@ -120,14 +121,13 @@ static void read_softnet(struct ctr_set *s)
 
 static int read_u64_file(const char *path, uint64_t *v)
 {
-	FILE *f = fopen(path, "r");
-	int ok;
+	char line[32], *end;
 
-	if (!f)
+	if (read_first_line(path, line, sizeof(line)) || !isdigit((unsigned char)line[0]))
 		return -1;
-	ok = fscanf(f, "%" SCNu64, v) == 1;
-	fclose(f);
-	return ok ? 0 : -1;
+	errno = 0;
+	*v = strtoull(line, &end, 10);
+	return errno || (*end && !isspace((unsigned char)*end)) ? -1 : 0;
 }
 
 static void read_dev_stats(struct ctr_set *s, const char *dev)

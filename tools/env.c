@@ -55,14 +55,7 @@ static int read_int(const char *path, int def)
 
 static void read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = host_fopen(path);
-
-	buf[0] = '\0';
-	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
+	host_read_line(path, buf, len);
 }
 
 /* The device's IFF_UP, from sysfs (of the caller's namespace). */

@@ -79,6 +79,8 @@ const char *format_cpulist(const uint8_t *mask, size_t len, char *buf, size_t si
 #include <dirent.h>
 #include <stdio.h>
 FILE *host_fopen(const char *path);
+int host_read_line(const char *path, char *buf, size_t len);
+int read_first_line(const char *path, char *buf, size_t len);
 DIR *host_opendir(const char *path);
 int host_open_write(const char *path);
 

@@ -144,7 +144,7 @@ case_add user_bad_mem t_user_bad_mem 60 core
 # Nothing spins, nothing is left, no kernel report.
 t_user_unmap()
 {
-	local act out want run="$KTGEN_NLRAW run-new 2:u32:0 3:hex:7f000001 4:hex:1608 10:u32:$(( $(span 8) * 1000 ))
+	local act out want owner run="$KTGEN_NLRAW run-new 2:u32:0 3:hex:7f000001 4:hex:1608 10:u32:$(( $(span 8) * 1000 ))
 		13:u32:4 14:u64:1048576 32:umem:1048576"
 
 	not_on_uml "its uaccess copies PROT_NONE pages (arch/um: pte_present() counts them)"
@@ -165,9 +165,11 @@ t_user_unmap()
 		fail "a run after them"
 
 	# rx user: the owner's nlraw holds the sink while a run sends into it;
-	# the memory goes 3 s (scaled) after the sink came
+	# the memory goes 3 s (scaled) after the sink came, and the owner
+	# stays (its sleep) until the run has ended
 	$KTGEN_NLRAW sink-new 4:hex:1609 5:u32:6 11:umem:1048576 12:u64:1048576 \
-		-- sleep "$(( $(scaled 3) * 1000 ))" -- munmap -- sleep "$(( $(scaled 4) * 1000 ))" >/dev/null &
+		-- sleep "$(( $(scaled 3) * 1000 ))" -- munmap -- sleep "$(( $(scaled 30) * 1000 ))" >/dev/null &
+	owner=$!
 	slowwait "$(scaled 10)" sh -c "$KTGEN sink show | grep -q ':5641 '" || fail "the rx user sink"
 	out=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5641 time $(( $(scaled 3) * 3 )) 2>/dev/null) || true
 	log "a run into rx user memory unmapped mid-run: $(echo "$out" | /usr/bin/python3 -c '
@@ -179,7 +181,8 @@ print(d["state"], d.get("error"), "after %.2f s," % (d["duration_ns"] / 1e9), d[
 	echo "$out" | json_check "d['state'] == 'failed' and d['errno'] in (32, 104) and
 		d['rx']['bytes'] > 0 and d['duration_ns'] < $(( $(scaled 3) * 2 ))e9" ||
 		fail "the run into the unmapped sink"
-	wait
+	kill "$owner"
+	wait "$owner" || true
 	slowwait "$(scaled 10)" sh -c "! $KTGEN sink show | grep -q ':5641 '" ||
 		fail "the rx user sink outlived its owner"
 	$KTGEN sink del all
