@@ -58,26 +58,27 @@ nic_carrier()
 # nic_stats NS DEV: ethtool -S as one JSON object.
 nic_stats()
 {
-	ip netns exec "$1" ethtool -S "$2" |
-		sed -n 's/^ *\([a-z0-9_]*\): \([0-9]*\)$/"\1": \2,/p' |
-		{ echo '{'; cat; echo '"_": 0}'; }
+	local name val out='{'
+
+	# builtins but for ethtool: a process is ~0.4 s on the debug kernel,
+	# and a snapshot takes several of these
+	while read -r name val; do
+		[[ $name =~ ^[a-z0-9_]+:$ && $val =~ ^[0-9]+$ ]] && out+="\"${name%:}\": $val, "
+	done <<<"$(ip netns exec "$1" ethtool -S "$2")"
+	printf '%s"_": 0}\n' "$out"
 }
 
 # nic_delta_check A0 A1 B0 B1 EXPR: EXPR over a (ktn0's deltas) and b
 # (ktn1's) must hold; on failure both are printed.
 nic_delta_check()
 {
-	/usr/bin/python3 -c '
-import json, sys
-ld = lambda s: json.loads(s)
-a0, a1, b0, b1 = (ld(x) for x in sys.argv[1:5])
-a = {k: a1[k] - a0.get(k, 0) for k in a1}
-b = {k: b1[k] - b0.get(k, 0) for k in b1}
-if not eval("(" + sys.argv[5] + ")"):
-    print("nic counters: %s failed\nktn0 %s\nktn1 %s" % (sys.argv[5],
-          {k: v for k, v in a.items() if v}, {k: v for k, v in b.items() if v}),
-          file=sys.stderr)
-    sys.exit(1)' "$@"
+	# one document for the case's Python (pycheck): a Python's own start
+	# is seconds on the debug kernel
+	printf '{"a0": %s, "a1": %s, "b0": %s, "b1": %s}' "$1" "$2" "$3" "$4" | json_check "
+		(lambda a, b: ($5))(
+			{k: d['a1'][k] - d['a0'].get(k, 0) for k in d['a1']},
+			{k: d['b1'][k] - d['b0'].get(k, 0) for k in d['b1']})" ||
+		{ echo "nic counters: $5 failed (ktn0 $1 -> $2; ktn1 $3 -> $4)" >&2; return 1; }
 }
 
 # Receive style NAME on ktn1 (and back to defaults for the others).
@@ -109,26 +110,30 @@ nic_in_flight()
 {
 	local a b
 
-	a=$(ip netns exec "$NS_A" ethtool -S ktn0 |
-		awk '/^ *dma_frames:/ { d = $2 } /^ *rx_packets:/ { r = $2 } END { print d, r }')
-	b=$(ip netns exec "$NS_B" ethtool -S ktn1 |
-		awk '/^ *dma_frames:/ { d = $2 } /^ *rx_packets:/ { r = $2 } END { print d, r }')
-	set -- $a $b
-	echo $(( ($1 - $4) + ($3 - $2) ))
+	a=$(nic_stats "$NS_A" ktn0)
+	b=$(nic_stats "$NS_B" ktn1)
+	[[ $a =~ \"dma_frames\":\ ([0-9]+) ]] && local a_placed=${BASH_REMATCH[1]}
+	[[ $a =~ \"rx_packets\":\ ([0-9]+) ]] && local a_rx=${BASH_REMATCH[1]}
+	[[ $b =~ \"dma_frames\":\ ([0-9]+) ]] && local b_placed=${BASH_REMATCH[1]}
+	[[ $b =~ \"rx_packets\":\ ([0-9]+) ]] && local b_rx=${BASH_REMATCH[1]}
+	echo $(( (${a_placed:-0} - ${b_rx:-0}) + (${b_placed:-0} - ${a_rx:-0}) ))
 }
 
 # nic_settle: wait (bounded) until nothing is in flight and stays so for a
 # moment: a run's last segments (FIN, the final ACK) are in.
 nic_settle()
 {
-	local i quiet=0
+	local i quiet=0 since=
 
-	for i in $(seq $((20 * KTGEN_TIME_SCALE))); do
+	# quiet for 0.3 s and two reads in a row (a read is ~2 s on the
+	# debug kernel, ~0.1 s on a stock one)
+	for ((i = 0; i < 20 * KTGEN_TIME_SCALE; i++)); do
 		if [ "$(nic_in_flight)" = 0 ]; then
 			quiet=$((quiet + 1))
-			[ $quiet -ge 3 ] && return 0
+			[ -n "$since" ] || since=${EPOCHREALTIME/./}
+			[ $quiet -ge 2 ] && [ $((${EPOCHREALTIME/./} - since)) -ge 300000 ] && return 0
 		else
-			quiet=0
+			quiet=0 since=
 		fi
 		sleep 0.1
 	done
@@ -141,14 +146,16 @@ nic_settle()
 # pair is taken again until ktn0 placed nothing while ktn1 was read.
 nic_snapshot()
 {
-	local i a b a2 frames='s/.*"dma_frames": \([0-9]*\).*/\1/p'
+	local i a b a2 re='"dma_frames": ([0-9]+)' fa fa2
 
 	for i in 1 2 3 4 5; do
 		a=$(nic_stats "$NS_A" ktn0)
 		nic_settle
 		b=$(nic_stats "$NS_B" ktn1)
 		a2=$(nic_stats "$NS_A" ktn0)
-		[ "$(echo "$a" | sed -n "$frames")" = "$(echo "$a2" | sed -n "$frames")" ] && break
+		[[ $a =~ $re ]] && fa=${BASH_REMATCH[1]}
+		[[ $a2 =~ $re ]] && fa2=${BASH_REMATCH[1]}
+		[ "${fa:-}" = "${fa2:-}" ] && break
 		log "nic_snapshot: ktn0 placed frames while ktn1 was read, again"
 	done
 	printf -v "$1" '%s' "$a"
