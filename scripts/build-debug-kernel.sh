@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# build-debug-kernel.sh [--key] [SUITE]
+# build-debug-kernel.sh [--key] [--kcsan] [SUITE]
 #
 # Build the debug-lane kernel (KASAN, lockdep, kmemleak, ODEBUG, fault
 # injection, gcov) from Debian's linux-source of the stock test kernel's
@@ -9,18 +9,25 @@
 # under $KTGEN_CACHE/debug-kernel/VERSION-HASH, keyed by source version,
 # config, this script and the compiler; prints the path of its kernel.env.
 # A clean build takes ~20 min at -j2; a cache hit returns at once. --key:
-# print the cache key only.
+# print the cache key only. --kcsan: the KCSAN lane's kernel instead (the
+# data-race detector, which KASAN excludes), from the same source the same
+# way with scripts/kcsan-kernel.config, under $KTGEN_CACHE/kcsan-kernel/
+# (~27 min at -j2).
 set -euo pipefail
 
 here=$(dirname "$(readlink -f "$0")")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
-keyonly=
-if [ "${1:-}" = --key ]; then
-	keyonly=1
+keyonly="" kind=debug
+while [ $# -gt 0 ]; do
+	case $1 in
+	--key) keyonly=1 ;;
+	--kcsan) kind=kcsan ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 suite=${1:-bookworm}
-frag=$here/debug-kernel.config
+frag=$here/$kind-kernel.config
 
 { read -r srcver; read -r src; } < <("$here/fetch-linux-source.sh" "$suite")
 # The key covers every input of the build: the source's version, the
@@ -28,13 +35,13 @@ frag=$here/debug-kernel.config
 # compiler.
 key=$srcver-$(cat "$frag" "$0" <(gcc --version | head -n 1) | sha256sum | cut -c1-12)
 [ -z "$keyonly" ] || { echo "$key"; exit 0; }
-out=$CACHE/debug-kernel/$key
+out=$CACHE/$kind-kernel/$key
 if [ -e "$out/kernel.env" ]; then
 	echo "$out/kernel.env"
 	exit 0
 fi
 
-echo "build-debug-kernel: building linux-source $srcver ($key), ~20 min at -j2" >&2
+echo "build-debug-kernel: building the $kind kernel from linux-source $srcver ($key), ~20-30 min at -j2" >&2
 build=$out
 mkdir -p "$build"
 # The fault injectors' stack-trace filter on x86_64: 6.1 still excludes
@@ -52,7 +59,7 @@ make -s -C "$src" O="$build" olddefconfig >&2
 	{ echo "build-debug-kernel: config fragment not honoured" >&2; exit 1; }
 
 start=$(date +%s)
-make -C "$src" O="$build" -j"$(nproc)" LOCALVERSION=-ktgen-debug bzImage modules >"$build/build.log" 2>&1 ||
+make -C "$src" O="$build" -j"$(nproc)" LOCALVERSION=-ktgen-$kind bzImage modules >"$build/build.log" 2>&1 ||
 	{ tail -n 40 "$build/build.log" >&2; exit 1; }
 kver=$(cat "$build/include/config/kernel.release")
 mods=$build/modroot
@@ -61,15 +68,20 @@ make -s -C "$src" O="$build" INSTALL_MOD_PATH="$mods" modules_install >&2
 depmod -b "$mods" "$kver"
 echo "build-debug-kernel: built in $(( $(date +%s) - start )) s" >&2
 
+# KDEBUG: 1 for the debug kernel (its time scale, modules built for gcov),
+# kcsan for the KCSAN one (the same time scale, no gcov: vm-suite.sh,
+# build-module.sh).
+kdebug=1
+[ $kind = debug ] || kdebug=$kind
 # kernel.env is written last: its presence marks a complete build.
 cat >"$build/kernel.env.tmp" <<EOT
-KSUITE=$suite-debug
+KSUITE=$suite-$kind
 KABI=$key
 KVER=$kver
 VMLINUZ=$build/arch/x86/boot/bzImage
 MODDIR=$mods/lib/modules/$kver
 KDIR=$build
-KDEBUG=1
+KDEBUG=$kdebug
 EOT
 mv "$build/kernel.env.tmp" "$build/kernel.env"
 echo "$out/kernel.env"

@@ -60,7 +60,8 @@ fi
 run "$ib/scripts/compat-probe.sh" "$hdrs" "$ib/kmod"
 version=$(make -s -C "$top" --no-print-directory print-version)
 gcov=
-[ -n "${KDEBUG:-}" ] && gcov=KTGEN_GCOV=1
+# (the debug kernel's: the KCSAN one, KDEBUG=kcsan, has no gcov)
+[ "${KDEBUG:-}" = 1 ] && gcov=KTGEN_GCOV=1
 log=$b/build.log
 if ! run make -j"$(nproc)" -C "$hdrs" M="$ib" ${CC:+CC=$CC} W=1 KTGEN_VERSION="$version" $gcov modules >"$log" 2>&1; then
 	cat "$log" >&2

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# kernkey.sh TOP: the debug and UML kernels' cache keys cover every input
-# of their builds: the source's version, the config fragments, the build
-# script itself and the compiler. A change to any of them is a new key (a
-# rebuild), and nothing else is.
+# kernkey.sh TOP: the debug, KCSAN and UML kernels' cache keys cover every
+# input of their builds: the source's version, the config fragments, the
+# build script itself and the compiler. A change to any of them is a new key
+# (a rebuild), and nothing else is.
 
 . "$(dirname "$0")/ktap.sh"
 
@@ -19,19 +19,20 @@ printf '#!/bin/bash\necho "${STUB_SRCVER:-6.1.1-1}"; echo /nonexistent\n' >"$t/s
 printf '#!/bin/bash\necho "gcc (Debian ${STUB_GCC:-12.2.0-14}) 12.2.0"\n' >"$t/bin/gcc"
 chmod +x "$t/scripts/fetch-linux-source.sh" "$t/bin/gcc"
 
-# keys: the three builds' keys, one line
+# keys: the four builds' keys, one line: debug, KCSAN, UML, UML debug
 keys()
 {
 	env PATH="$t/bin:$PATH" KTGEN_CACHE="$tmp/cache" "$@" bash -c '
 		'"$t"'/scripts/build-debug-kernel.sh --key
+		'"$t"'/scripts/build-debug-kernel.sh --key --kcsan
 		'"$t"'/scripts/build-uml-kernel.sh --key
 		'"$t"'/scripts/build-uml-kernel.sh --key --debug' | tr '\n' ' '
 }
 
 base=$(keys)
-result keys_printed "$(echo "$base" | grep -qE '^(6\.1\.1-1-[0-9a-f]{12} ){3}$' || echo "keys: '$base'")"
+result keys_printed "$(echo "$base" | grep -qE '^(6\.1\.1-1-[0-9a-f]{12} ){4}$' || echo "keys: '$base'")"
 result keys_stable "$([ "$(keys)" = "$base" ] || echo "a second look: $(keys)")"
-result keys_differ "$([ "$(echo "$base" | tr ' ' '\n' | sort -u | grep -c .)" = 3 ] || echo "keys: $base")"
+result keys_differ "$([ "$(echo "$base" | tr ' ' '\n' | sort -u | grep -c .)" = 4 ] || echo "keys: $base")"
 
 # changed: NAME VAR=VALUE: each key differs from the base one
 changed()
@@ -44,19 +45,27 @@ changed()
 }
 result source_version_in_key "$(changed "a new source version" STUB_SRCVER=6.1.2-1)"
 result compiler_in_key "$(changed "a new compiler" STUB_GCC=12.2.0-15)"
-for f in build-debug-kernel.sh build-uml-kernel.sh debug-kernel.config uml-kernel.config uml-debug-kernel.config; do
+for f in build-debug-kernel.sh build-uml-kernel.sh debug-kernel.config kcsan-kernel.config \
+	uml-kernel.config uml-debug-kernel.config; do
 	cp "$t/scripts/$f" "$tmp/$f.orig"
 	echo "# touched" >>"$t/scripts/$f"
 	now=$(keys)
 	cp "$tmp/$f.orig" "$t/scripts/$f"
-	moved=$(paste <(echo "$base" | tr ' ' '\n') <(echo "$now" | tr ' ' '\n') | awk 'NF == 2 && $1 != $2' | wc -l)
-	# the debug kernel's script and fragment move its key alone; the UML
-	# script and base fragment both UML keys; the UML debug fragment one
+	# which keys moved, by name
+	moved=$(paste <(echo "$base" | tr ' ' '\n') <(echo "$now" | tr ' ' '\n') |
+		awk 'BEGIN { split("debug kcsan uml uml-debug", n) }
+		     NF == 2 && $1 != $2 { printf "%s%s", s, n[NR]; s = " " }')
+	# the debug build's script moves its two keys, each fragment its
+	# own kernel's key alone (the debug and KCSAN fragments each other's
+	# not); the UML script and base fragment both UML keys
 	case $f in
-	build-debug-kernel.sh | debug-kernel.config | uml-debug-kernel.config) want=1 ;;
-	*) want=2 ;;
+	build-debug-kernel.sh) want="debug kcsan" ;;
+	debug-kernel.config) want=debug ;;
+	kcsan-kernel.config) want=kcsan ;;
+	uml-debug-kernel.config) want=uml-debug ;;
+	*) want="uml uml-debug" ;;
 	esac
-	result "key_covers_${f//[.-]/_}" "$([ "$moved" = $want ] || echo "$f changed: $moved keys moved, $want expected")"
+	result "key_covers_${f//[.-]/_}" "$([ "$moved" = "$want" ] || echo "$f changed: keys moved: '$moved', '$want' expected")"
 done
 
 finish kernkey

@@ -13,7 +13,9 @@
 # look: the fuzzer, fault injection, user memory, request/response, teardown
 # races; the others take turns, see run.sh), "final" runs it last and always
 # (what the whole suite left behind), "full" keeps it in the stock lane of
-# every make check (its debug run covers less: run.sh); a case runs in its
+# every make check (its debug run covers less: run.sh), "kcsan" puts it in
+# the KCSAN lane's set (KTGEN_KCSAN=1: the data paths, where a data race
+# would be; the lane runs those cases only); a case runs in its
 # own bash under `set -e`, fails on a non-zero status, is skipped only
 # through skip() (which leaves a mark: a status alone never means SKIP,
 # since 4 is also ktgen's exit code for an infrastructure failure), and
@@ -51,6 +53,9 @@ case_add()
 	# cases, and only those
 	[[ $tags == *" driver "* ]] && [ -z "${KTGEN_DRIVERS:-}" ] && return 0
 	[ -n "${KTGEN_DRIVERS:-}" ] && [[ $tags != *" driver "* ]] && return 0
+	# the KCSAN lane (KTGEN_KCSAN: a kernel of its own) runs the data-path
+	# cases tagged "kcsan", and only those
+	[ -n "${KTGEN_KCSAN:-}" ] && [[ $tags != *" kcsan "* ]] && return 0
 	[ -n "${KTGEN_SMOKE:-}" ] && [[ $tags != *" smoke "* ]] && [[ $tags != *" native "* ]] &&
 		return 0
 	CASES+=("$1")

@@ -151,7 +151,7 @@ t_tcp_stage_full()
 			fail "tx $tx, $flows flows: the sink saw other bytes than were sent"
 	done
 }
-case_add tcp_stage_full t_tcp_stage_full 120
+case_add tcp_stage_full t_tcp_stage_full 120 kcsan
 
 # Staging grows on demand: each flow starts with 32 pages and doubles them
 # while every page is in flight, within the buffer budget; when the budget
@@ -300,7 +300,7 @@ t_udp_stage_ring()
 			d['tx']['msgs'] == d['rx']['msgs'] - d['rx']['dup'] + d['rx']['lost'] and
 			d['rx']['msgs'] > 0 and d['rx']['verify_errors'] == 0"
 }
-case_add udp_stage_ring t_udp_stage_ring 120
+case_add udp_stage_ring t_udp_stage_ring 120 kcsan
 
 t_udp_loopback()
 {
@@ -427,7 +427,7 @@ t_many_flows()
 			d['rx']['bytes'] == 16 << 20 and d['rx']['conns'] == 64 and
 			d['tx']['acked'] == 16 << 20"
 }
-case_add many_flows t_many_flows 300
+case_add many_flows t_many_flows 300 kcsan
 
 # CPU ticks (user + system) of the kthread named $1.
 kthread_ticks()
@@ -465,7 +465,7 @@ t_sink_apart()
 	[ $((idle * 4)) -le "$busy" ] ||
 		timing_fail "the sink read on the softirq's CPU too (cpu 0 $idle ticks, cpu 1 $busy)"
 }
-case_add sink_apart t_sink_apart 120
+case_add sink_apart t_sink_apart 120 kcsan
 
 # sink_reach PROTO ADDR PORT: whether a short run from NS_A to ADDR:PORT
 # got through (0) or was refused (1).

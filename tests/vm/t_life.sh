@@ -528,7 +528,7 @@ t_life_rx_user_race()
 	done
 	rm -f "$out"
 }
-case_add life_rx_user_race t_life_rx_user_race 240
+case_add life_rx_user_race t_life_rx_user_race 240 kcsan
 
 # Whether the first kthread named $1 (a pgrep pattern) waits on a
 # userfaultfd; its wait channel on stdout.

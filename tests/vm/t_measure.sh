@@ -425,7 +425,7 @@ t_counters()
 	echo "$out" | grep -q "Tcp.RetransSegs" && fail "an unchanged counter in text"
 	return 0
 }
-case_add counters t_counters 120
+case_add counters t_counters 120 kcsan
 
 # The run document: its schema (json_check validates every run document
 # the suite reads; here a failing one must be caught), the environment.

@@ -707,7 +707,7 @@ print({k: v for k, v in json.load(sys.stdin)["counters"]["devices"]["ktn0"]["pag
 		token "$token" |
 		grep -q 'ktn0\.page_pool\.alloc_' || fail "no page_pool counter in the text's changed list"
 }
-case_add nic_page_pool t_nic_page_pool 60 smoke
+case_add nic_page_pool t_nic_page_pool 60 smoke kcsan
 
 # UDP GSO into a device without UDP segmentation offload: the core
 # segments the batch before ktn0's transmit, so the driver sends (and
@@ -735,7 +735,7 @@ t_nic_udp_gso()
 	    "$(ip netns exec "$NS_A" tc -s qdisc show dev ktn0 | grep -o 'dropped [0-9]*' | head -n 1)"
 	[ $((tx1 - tx0)) -ge "$rx" ] || fail "gso into ktn0: $((tx1 - tx0)) frames for $rx datagrams received"
 }
-case_add nic_udp_gso t_nic_udp_gso 60
+case_add nic_udp_gso t_nic_udp_gso 60 kcsan
 
 # Sinks that take GRO batches (gro, UDP_GRO): ktn1's NAPI merges a flow's
 # 64-byte datagrams, and each read path walks the batch a datagram at a
@@ -775,7 +775,7 @@ print("%d datagrams in %d reads, %d lost" % (r["msgs"], r["reads"], r["lost"]))'
 		"$KTGEN_NLRAW" sink-new 4:u16:5290 14:flag:1
 	$KTGEN -j sink show | json_check "d == []"
 }
-case_add udp_gro t_udp_gro 180 smoke
+case_add udp_gro t_udp_gro 180 smoke kcsan
 
 # probe-rx proves the receive path from the kernel's side, on a NIC whose
 # styles give a known answer: the module's kprobes count how ktn1's NAPI

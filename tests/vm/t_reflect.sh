@@ -143,7 +143,7 @@ t_reflect_udp_rr()
 		fail "a sink that answers nothing printed a token"
 	expect_fail 2 "resp-max is for sinks that answer requests" $KTGEN sink add udp port 6413 resp-max 100
 }
-case_add reflect_udp_rr t_reflect_udp_rr 60
+case_add reflect_udp_rr t_reflect_udp_rr 60 kcsan
 
 # TCP: a hello asking for 4 GiB per byte without the token gets nothing
 # (its connection refused and reset); one asking 16 MiB per byte with the

@@ -88,7 +88,7 @@ print(max(2, min(50, int(json.load(sys.stdin)["latency"]["tps"] / 8))))')
 	slowwait "$(scaled 10)" sh -c "! ip netns exec $NS_A ss -Htn state established | grep -q 5310" ||
 		fail "connections left open: $(ip netns exec "$NS_A" ss -tn)"
 }
-case_add rr_crr t_rr_crr 120 core
+case_add rr_crr t_rr_crr 120 core kcsan
 
 # The run's connections to port 5330 in namespace $1 in any state but
 # TIME-WAIT (none once closed with a reset).
@@ -181,7 +181,7 @@ t_udp_rr_loss()
 			d['rx']['responses'] >= d['latency']['transactions'] and
 			d['duration_ns'] < ($secs + 1) * 1e9"
 }
-case_add udp_rr_loss t_udp_rr_loss 120
+case_add udp_rr_loss t_udp_rr_loss 120 kcsan
 
 # A stall of half a second (netem delay) in the middle of a run. Closed
 # loop sends nothing while it waits, so one transaction carries the stall

@@ -315,7 +315,7 @@ t_sinkcap_udp_flows()
 			d['small']['rx']['verify_errors'] == 0 and d['small']['rx']['bad_headers'] == 0" ||
 		fail "the sinks stopped counting, or counted wrong"
 }
-case_add sinkcap_udp_flows t_sinkcap_udp_flows 120
+case_add sinkcap_udp_flows t_sinkcap_udp_flows 120 kcsan
 
 # What NS_B's stack counted: "Udp InCsumErrors, Udp InErrors, Udp6
 # InCsumErrors".

@@ -76,7 +76,7 @@ t_rx_user()
 	$KTGEN sink show | grep -q "rx user" || fail "sink show does not say rx user"
 	$KTGEN sink del all
 }
-case_add rx_user t_rx_user 180 core
+case_add rx_user t_rx_user 180 core kcsan
 
 # The owner of a user run goes away. Attached: the run stops with it.
 # Detached: the run keeps sending from the dead process's memory, which
@@ -346,4 +346,4 @@ t_user_udp_rr()
 	$KTGEN run del all
 	$KTGEN sink del all
 }
-case_add user_udp_rr t_user_udp_rr 60
+case_add user_udp_rr t_user_udp_rr 60 kcsan
