@@ -6,7 +6,7 @@
 # tests/vm/costs): the stock lane's cases less those it leaves to the debug
 # lane in TURN, the smoke lanes named (default: all three), the debug
 # lane's owed cases (core, final, TURN's slice, and KTGEN_DEBT's), the
-# real-driver lane (one driver), the native lane. Prints one "TIER SECS" line per tier, then "total SECS" and
+# real-driver lane (one driver), the native lane, the KCSAN lane's turn. Prints one "TIER SECS" line per tier, then "total SECS" and
 # "ci SECS" (the total with CI's slowdown measured on the debug lane).
 # check-plan.sh --heaviest: the heaviest turn with one smoke lane and with
 # all three, one line each: "heaviest TURN LANES total ci".
@@ -41,6 +41,11 @@ plan()
 	stock=$(KTGEN_ROTATION=$turn KTGEN_TIME_SCALE=1 KTGEN_DEFER_OWED=1 \
 		bash "$vm/run.sh" --list --deferred | awk '$2 == "" { print $1 }' | cases_cost 2)
 	debug=$(echo "$owed" | cases_cost 3)
+	# the KCSAN lane: its turn's data-path cases (two turns ahead of the
+	# debug lane's), at the debug costs times its guest's slowness
+	kcsan=$(KTGEN_KCSAN=1 KTGEN_ROTATION=$((turn + 2)) KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 \
+		KTGEN_SPEED=1 bash "$vm/run.sh" --list | awk '$3 == "owed" { print $1 }' | cases_cost 3)
+	kcsan=$(awk -v c="$kcsan" -v f="$(tier_cost kcsan_factor)" 'BEGIN { printf "%d", c * f + 0.5 }')
 	host=$(tier_cost host) lane=$(tier_cost lane) smoke=$(tier_cost smoke)
 	uml=$(tier_cost uml) final=$(tier_cost final) nic=$(tier_cost nic)
 	echo "host $host"
@@ -52,13 +57,15 @@ plan()
 	done
 	echo "nic $nic"
 	total=$((total + nic))
-	echo "debug $((lane + debug))"
 	echo "uml $uml"
+	echo "kcsan $((lane + kcsan))"
+	echo "debug $((lane + debug))"
 	echo "final $final"
-	total=$((total + lane + debug + uml + final))
+	total=$((total + lane + debug + uml + lane + kcsan + final))
 	echo "total $total"
-	# CI's slowdown, measured on the debug lane, applied to it
-	echo "ci $(awk -v t=$total -v d=$((lane + debug)) -v s="$(tier_cost slowdown)" \
+	# CI's slowdown, measured on the debug lane, applied to it and to
+	# the KCSAN lane
+	echo "ci $(awk -v t=$total -v d=$((lane + debug + lane + kcsan)) -v s="$(tier_cost slowdown)" \
 		'BEGIN { printf "%d", t + d * (s - 1) + 0.5 }')"
 }
 

@@ -16,6 +16,8 @@
 #   uml         the native-rate cases on User-Mode Linux (bookworm's source,
 #               one CPU, natively: build-uml-kernel.sh), before the debug lane
 #   compat      what the four kernels did, compared (check-compat.sh)
+#   kcsan       the data-path cases on the KCSAN kernel (the data-race
+#               detector KASAN excludes), a fifth of them a run in turn
 #   debug       the same scenarios plus leak/lock checks, fault injection
 #               and the netlink fuzzer on the debug kernel (KASAN,
 #               lockdep, kmemleak, ODEBUG), with module line coverage
@@ -44,7 +46,7 @@ set -uo pipefail
 here=$(dirname "$(readlink -f "$0")")
 top=$(dirname "$here")
 CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
-tiers=${KTGEN_TIERS:-unit uapi checkpatch vm trixie bullseye sid nic compat debug uml}
+tiers=${KTGEN_TIERS:-unit uapi checkpatch vm trixie bullseye sid nic compat debug uml kcsan}
 passed=0 failed=0 skipped=0 deferred=0 rotated=0
 failures=() notrun=() timing=()
 start=$(date +%s)
@@ -56,6 +58,18 @@ export KTGEN_LANE_END=$((start + ${KTGEN_CHECK_END_MINUTES:-86} * 60))
 has_tier()
 {
 	[[ " $tiers " == *" $1 "* ]]
+}
+
+# kill_tree PID: PID and every process below it (a kernel build: a
+# subshell, the build script, make and its compilers), children first.
+kill_tree()
+{
+	local c
+
+	for c in $(pgrep -P "$1"); do
+		kill_tree "$c"
+	done
+	kill -TERM "$1" 2>/dev/null
 }
 
 # run_tier NAME CMD...: show the tier's KTAP and count its verdicts; a tier
@@ -179,8 +193,29 @@ echo "# plan (warm, turn $((rot % 5))): $(KTGEN_DEBT="$debt" "$here/check-plan.s
 if has_tier debug; then
 	mkdir -p "$CACHE"
 	# at the lowest CPU and I/O priority: the lanes' guests come first
-	nice -n 19 ionice -c 3 "$here/build-debug-kernel.sh" >"$CACHE/debug-kernel.log" 2>&1 &
+	# (its end marked in dbg_done: the KCSAN build waits for it, and a
+	# child this shell has not reaped yet still answers kill -0)
+	dbg_done=$(mktemp)
+	(
+		nice -n 19 ionice -c 3 "$here/build-debug-kernel.sh"
+		rc=$?
+		echo "$rc" >"$dbg_done"
+		exit $rc
+	) >"$CACHE/debug-kernel.log" 2>&1 &
 	dbg_pid=$!
+fi
+
+# The KCSAN kernel (~27 min on a fresh machine, cached after), the same
+# way once the debug kernel's build has ended: the same source, and one
+# build at a time on two cores.
+if has_tier kcsan; then
+	(
+		while [ -n "${dbg_pid:-}" ] && [ ! -s "$dbg_done" ] && kill -0 "$dbg_pid" 2>/dev/null; do
+			sleep 1
+		done
+		exec nice -n 19 ionice -c 3 "$here/build-debug-kernel.sh" --kcsan
+	) >"$CACHE/kcsan-kernel.log" 2>&1 &
+	kcsan_pid=$!
 fi
 
 # The User-Mode Linux kernel (~4 min), the same way.
@@ -299,6 +334,59 @@ if has_tier uml; then
 fi
 
 
+# The KCSAN lane: the cases tagged "kcsan" (the data paths) that its turn
+# owes, a fifth of them (run.sh's slices, the rotation two turns ahead of
+# the debug lane's so that its heaviest slice meets the debug lane's
+# lightest turn), before the debug lane, whose budget takes what is left.
+# A kernel not built yet (a fresh machine: it builds after the debug one),
+# or less than its cases and 5 min left before the hard end, is a debt
+# the next make check must pay: the same turn's cases again, a failure if
+# cut again.
+if has_tier kcsan; then
+	krot=$((rot + 2)) kdebt=
+	# in debt: the last make check's turn is owed too, first
+	[[ " $debt " == *" kcsan "* ]] &&
+		kdebt=$(KTGEN_KCSAN=1 KTGEN_ROTATION=$((krot - 1)) KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 \
+			KTGEN_SPEED=1 bash "$top/tests/vm/run.sh" --list | awk '$3 == "owed" { print $1 }' | tr '\n' ' ')
+	kcsan_owed=$(KTGEN_KCSAN=1 KTGEN_ROTATION=$krot KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 \
+		KTGEN_SPEED=1 KTGEN_DEBT="$kdebt" bash "$top/tests/vm/run.sh" --list |
+		awk '$3 == "owed" { s += $2 } END { print s + 0 }')
+	kcsan_cut=
+	# a cached kernel is found in a second or two
+	for _ in $(seq 10); do
+		kill -0 "$kcsan_pid" 2>/dev/null || break
+		sleep 1
+	done
+	if kill -0 "$kcsan_pid" 2>/dev/null; then
+		# (left to build on: stopped at the end, resumed next time)
+		kcsan_cut="the KCSAN kernel is still being built (log: $CACHE/kcsan-kernel.log)"
+	elif ! wait "$kcsan_pid"; then
+		tail -n 30 "$CACHE/kcsan-kernel.log" | sed 's/^/# /'
+		echo "not ok - kcsan # the KCSAN kernel did not build"
+		failures+=("kcsan: the KCSAN kernel did not build")
+		failed=$((failed + 1))
+		kcsan_cut=failed
+	elif [ $(( KTGEN_LANE_END - $(date +%s) )) -lt $(( kcsan_owed * 2 + 300 )) ]; then
+		kcsan_cut="less than its owed cases (~$kcsan_owed s by the debug costs) and 5 min left before the hard end"
+	fi
+	if [ "$kcsan_cut" = failed ]; then
+		:
+	elif [ -n "$kcsan_cut" ] && [[ " $debt " == *" kcsan "* ]]; then
+		echo "not ok - kcsan # $kcsan_cut, and a debt of the last make check"
+		failures+=("kcsan: cut twice in a row: $kcsan_cut")
+		failed=$((failed + 1))
+	elif [ -n "$kcsan_cut" ]; then
+		echo "ok - kcsan # SKIP $kcsan_cut: a debt the next make check pays first"
+		notrun+=("kcsan: the lane ($kcsan_cut): a debt the next make check pays first")
+		newdebt+=(kcsan)
+		skipped=$((skipped + 1))
+	else
+		echo "# the KCSAN lane: turn $((krot % 5)) of its rotation, owed ~$kcsan_owed s by the debug costs"
+		KTGEN_ROTATION=$krot KTGEN_CASE_BUDGET=1 KTGEN_DEBT="$kdebt" KTGEN_DEBT_OK= \
+			run_tier kcsan "$here/vm-suite.sh" bookworm-kcsan
+	fi
+fi
+
 if has_tier debug; then
 	# The wait is bounded: the debug lane's owed cases (and the native
 	# lane after them) must fit before the hard end; a build not done by
@@ -312,8 +400,7 @@ if has_tier debug; then
 		sleep 5
 	done
 	if kill -0 "$dbg_pid" 2>/dev/null; then
-		pkill -TERM -P "$dbg_pid" 2>/dev/null
-		kill -TERM "$dbg_pid" 2>/dev/null
+		kill_tree "$dbg_pid"
 		wait "$dbg_pid" 2>/dev/null
 		echo "not ok - debug # the debug kernel was not built by $((deadline - start)) s, when its owed cases (~$owed_cost s) had to start"
 		failures+=("debug: the debug kernel was not built in time; owed: cases of this turn ran nowhere")
@@ -342,6 +429,12 @@ if has_tier debug; then
 fi
 
 echo "# make check took $(( $(date +%s) - start )) s"
+# A kernel build still under way in the background stops here (make
+# resumes it next time).
+for p in ${kcsan_pid:-} ${dbg_pid:-}; do
+	kill -0 "$p" 2>/dev/null && kill_tree "$p"
+done
+rm -f "${dbg_done:-}"
 # The debt for the next make check.
 [ ${#newdebt[@]} = 0 ] || printf '%s\n' "${newdebt[@]}" >"$CACHE/debt"
 # The failures again at the end, where a CI log's tail shows them.

@@ -4,8 +4,8 @@
 # checkrun.sh TOP: scripts/check.sh itself, on a copy of the tree whose
 # lanes, kernel builds and host tiers are stubs: the smoke lanes' turns,
 # a debt carried from one make check to the next and paid first, the
-# closing lines, and a debug kernel whose build is late ended by the
-# bound instead of waited for.
+# closing lines, a debug kernel whose build is late ended by the bound
+# instead of waited for, and the KCSAN lane's place, turn and debt.
 
 . "$(dirname "$0")/ktap.sh"
 
@@ -31,7 +31,10 @@ stub check-compat.sh '[ -z "${STUB_COMPAT_FAIL:-}" ] || { echo 1..1; echo "not o
 echo 1..1; echo "ok 1 compat_stub $*"'
 stub build-uml-kernel.sh 'echo /nonexistent'
 stub uml-run.sh 'exit 1'
-stub build-debug-kernel.sh '[ -z "${STUB_DEBUG_FAIL:-}" ] || { echo "build-debug-kernel: broken" >&2; exit 1; }
+stub build-debug-kernel.sh 'if [ "${1:-}" = --kcsan ]; then
+	sleep "${STUB_KCSAN_BUILD_SECS:-0}"; echo /stub/kcsan.env; exit 0
+fi
+[ -z "${STUB_DEBUG_FAIL:-}" ] || { echo "build-debug-kernel: broken" >&2; exit 1; }
 sleep "${STUB_DEBUG_FETCH_SECS:-0}"
 [ "${STUB_DEBUG_BUILD_SECS:-0}" = 0 ] || echo "build-debug-kernel: building" >&2
 sleep "${STUB_DEBUG_BUILD_SECS:-0}"; echo /stub/kernel.env'
@@ -39,7 +42,7 @@ sleep "${STUB_DEBUG_BUILD_SECS:-0}"; echo /stub/kernel.env'
 # STUB_CUT (run.sh's debt line and file) and checks what it was owed.
 stub vm-suite.sh '
 [ "$1" = --smoke ] && shift
-echo "$1 DEBT=${KTGEN_DEBT:-} DEBT_OK=${KTGEN_DEBT_OK:-} DEFER=${KTGEN_DEFER_OWED:-} NICS=${KTGEN_NIC_DRIVERS:-}" >>"'"$log"'"
+echo "$1 DEBT=${KTGEN_DEBT:-} DEBT_OK=${KTGEN_DEBT_OK:-} DEFER=${KTGEN_DEFER_OWED:-} NICS=${KTGEN_NIC_DRIVERS:-} ROT=${KTGEN_ROTATION:-}" >>"'"$log"'"
 out=${KTGEN_CACHE}/runs/$1
 mkdir -p "$out"
 case $1 in
@@ -103,7 +106,7 @@ result debt_cleared "$([ ! -e "$tmp/cache/debt" ] || echo "debt left: $(cat "$tm
 result next_smoke_lane "$([ "$(lanes)" = "trixie " ] || echo "turn 9: lanes $(lanes)")"
 
 # The real-driver lane: one driver a make check, in turn.
-result nic_one_driver_a_turn "$(grep -q '^bookworm-nic .*NICS=igb$' "$tmp/calls.3" || grep '^bookworm-nic' "$tmp/calls.3")"
+result nic_one_driver_a_turn "$(grep -q '^bookworm-nic .*NICS=igb ROT=$' "$tmp/calls.3" || grep '^bookworm-nic' "$tmp/calls.3")"
 
 # a compat change: all three again
 echo "/* changed */" >>"$t/kmod/compat.h"
@@ -158,5 +161,36 @@ result late_debug_kernel_bounded "$([ $((SECONDS - t0)) -lt 60 ] && [ "$(cat "$t
 result late_debug_lane_not_run "$(! grep -q '^bookworm-debug ' "$log" || echo "the debug lane ran")"
 result late_debug_kernel_stock_runs_all "$(grep -q '^bookworm .*DEFER= ' "$log" || grep '^bookworm ' "$log")"
 result warm_stock_defers "$(grep -q '^bookworm .*DEFER=1 ' "$tmp/calls.3" || cat "$tmp/calls.3")"
+
+# The KCSAN lane: before the debug lane, its rotation two turns ahead of
+# the debug lane's (its heaviest slice meets the debug lane's lightest).
+: >"$log"
+run 12
+result kcsan_before_debug_two_turns_ahead "$(awk '
+	/^bookworm-kcsan / { k = NR; sub(/.*ROT=/, ""); kr = $0 }
+	/^bookworm-debug / { d = NR; sub(/.*ROT=/, ""); dr = $0 }
+	END { if (!k || !d || k > d || kr != dr + 2) print "kcsan at " k " (turn " kr "), debug at " d " (turn " dr ")" }' "$log")"
+
+# Its kernel still being built when its turn comes (a fresh machine): a
+# debt, not a pass; the next make check owes the last one's turn as well,
+# and a second cut in a row fails.
+: >"$log"
+run 13 STUB_KCSAN_BUILD_SECS=60
+result kcsan_unbuilt_is_a_debt "$([ "$(cat "$tmp/rc.13")" = 0 ] &&
+	grep -q '^ok - kcsan # SKIP the KCSAN kernel is still being built .*: a debt the next make check pays first' "$tmp/run.13" &&
+	grep -qx kcsan "$tmp/cache/debt" && ! grep -q '^bookworm-kcsan ' "$log" ||
+	{ grep kcsan "$tmp/run.13"; cat "$tmp/cache/debt"; })"
+: >"$log"
+run 14
+want=$(KTGEN_KCSAN=1 KTGEN_ROTATION=$(( $(cat "$tmp/cache/rotation") + 1 )) KTGEN_CASE_BUDGET=1 \
+	KTGEN_TIME_SCALE=10 KTGEN_SPEED=1 bash "$t/tests/vm/run.sh" --list | awk '$3 == "owed" { print $1 }' | tr '\n' ' ')
+result kcsan_debt_paid "$([ "$(cat "$tmp/rc.14")" = 0 ] && [ -n "$want" ] &&
+	grep -qxF "bookworm-kcsan DEBT=$want DEBT_OK= DEFER= NICS= ROT=$(( $(cat "$tmp/cache/rotation") + 2 ))" "$log" &&
+	[ ! -e "$tmp/cache/debt" ] || { echo "want DEBT=$want"; grep '^bookworm-kcsan' "$log"; })"
+run 15 STUB_KCSAN_BUILD_SECS=60
+run 16 STUB_KCSAN_BUILD_SECS=60
+result kcsan_cut_twice_fails "$([ "$(cat "$tmp/rc.16")" != 0 ] &&
+	grep -q '^not ok - kcsan # the KCSAN kernel is still being built .*, and a debt of the last make check' "$tmp/run.16" ||
+	grep kcsan "$tmp/run.16")"
 
 finish checkrun
