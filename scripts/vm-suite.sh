@@ -59,6 +59,22 @@ boot=$here/vm-run.sh cli=$top/tools/build/san/ktgen
 # sanitized CLI in its own turns.
 [ -n "${KDEBUG:-}" ] && [ -z "${UML:-}" ] && cli=$top/tools/ktgen
 ko=$("$here/build-module.sh" "$kenv")
+# The KCSAN lane's positive control (kcsan_control): a module with a
+# seeded data race, built against the lane's kernel as ktgen.ko is (W=1,
+# warning-free).
+race_ko=
+if [ -n "$kcsan" ]; then
+	rb=$CACHE/build/$KSUITE-$KABI-race
+	mkdir -p "$rb"
+	cp "$top/tests/vm/kcsan-race/Kbuild" "$top/tests/vm/kcsan-race/ktg_race.c" "$rb/"
+	if ! make -C "$KDIR" M="$rb" W=1 modules >"$rb/build.log" 2>&1 ||
+		grep -E 'warning:|error:' "$rb/build.log" >&2; then
+		cat "$rb/build.log" >&2
+		echo "vm-suite: the seeded race module did not build cleanly" >&2
+		exit 1
+	fi
+	race_ko=$rb/ktg_race.ko
+fi
 # The CLI the other lanes' cases run is built with ASan and UBSan; its reports go to
 # files the guest's run.sh looks for after each case (a report fails it).
 # Leaks are the unit tier's to find (its CLI cases run with LeakSanitizer):
@@ -126,7 +142,7 @@ for attempt in 1 2; do
 		LSAN_OPTIONS="exitcode=86" \
 		KTGEN_NLFAULT="$top/tests/build/nlfault" KTGEN_NLFUZZ="$top/tests/build/nlfuzz" \
 		KTGEN_TIME_SCALE=$scale KTGEN_SMOKE=$smoke KTGEN_UML=${UML:+1} KTGEN_DRIVERS="$drivers" \
-		KTGEN_KCSAN=$kcsan \
+		KTGEN_KCSAN=$kcsan KTGEN_RACE_KO="$race_ko" \
 		KTGEN_KTAP=/mnt/out/ktap \
 		KTGEN_CASE_BUDGET="$budget" KTGEN_CASE_HARD="$hard" KTGEN_ROTATION="${KTGEN_ROTATION:-0}" \
 		KTGEN_DEFER_OWED="${KTGEN_DEFER_OWED:-}" KTGEN_DEBT="${KTGEN_DEBT:-}" \

@@ -157,4 +157,24 @@ want=$(printf '%s\n' "# kcsan (not ktgen's): rr_crr: [ 52.7] $theirs" "udp_gro: 
 	"# kcsan (not ktgen's): -: [ 52.7] $theirs")
 result kcsan_console "$([ "$out" = "$want" ] || echo "got: $out")"
 
+# The lane's positive control (kcsan_control): after the seeded-race mark
+# the seeded module's own race is a note, and only that: ktgen's race in
+# the same case still counts, and the mark ends with the case (console).
+seeded="BUG: KCSAN: data-race in ktg_race_add [ktg_race] / ktg_race_add [ktg_race]"
+kcsan_report 80.5 "ktg_race_add [ktg_race] / ktg_race_add [ktg_race]" \
+	"ktg_race_add+0x1d/0x40 [ktg_race]" "ktg_race_add+0x1d/0x40 [ktg_race]" >"$tmp/kcsan_seeded"
+out=$(report_lines 0 <"$tmp/kcsan_seeded")
+result kcsan_seeded_unmarked_counts "$([ "$out" = "[ 80.5] $seeded" ] || echo "got: $out")"
+(echo "[ 80.0] ktgen-test: begin kcsan_control"; echo "[ 80.1] ktgen-test: seeded race"
+ cat "$tmp/kcsan_seeded" "$tmp/kcsan_ours") >"$tmp/dmesg"
+out=$(case_reports kcsan_control 0 <"$tmp/dmesg")
+result kcsan_seeded_noted "$([ "$out" = "$(printf '%s\n' "# kcsan (seeded): [ 80.5] $seeded" "[ 41.2] $ours")" ] ||
+	echo "got: $out")"
+printf '%s\n' "KTAP version 1" "1..2" "ok 1 kcsan_control" "ok 2 udp_gro" >"$tmp/ktap"
+(echo "ktgen-test: begin kcsan_control"; echo "ktgen-test: seeded race"; cat "$tmp/kcsan_seeded"
+ echo "ktgen-test: end"; echo "ktgen-test: begin udp_gro"; cat "$tmp/kcsan_seeded"; echo "ktgen-test: end") >"$tmp/console"
+out=$(console_reports "$tmp/ktap" <"$tmp/console")
+want=$(printf '%s\n' "# kcsan (seeded): kcsan_control: [ 80.5] $seeded" "udp_gro: [ 80.5] $seeded")
+result kcsan_seeded_console "$([ "$out" = "$want" ] || echo "got: $out")"
+
 finish reports

@@ -24,7 +24,10 @@ REPORT_RE='WARNING:|BUG:|Oops|KASAN|UBSAN|suspected memory leak|possible circula
 # modules, "[ktgen]" / "[ktgen_nic]", or a ktg_ function in its first
 # line), and is a note otherwise: "# kcsan (not ktgen's): " and its first
 # line, which the callers print and do not count (nor read again as a
-# report). scan(LINE) returns what to print for a line, "" for nothing;
+# report). After "ktgen-test: seeded race" in the log (the lane's positive
+# control, kcsan_control, until the next case), a report of ktg_race's
+# own functions is the note "# kcsan (seeded): ", the one it expects.
+# scan(LINE) returns what to print for a line, "" for nothing;
 # scan_end() a block the log ends in.
 # shellcheck disable=SC2016
 REPORT_AWK='
@@ -38,11 +41,17 @@ REPORT_AWK='
 	}
 	function kcsan_verdict() {
 		kc = 0
+		if (seeded && kc_head ~ /data-race in ktg_race_[a-z_]+[^\/]*\/ ktg_race_/)
+			return "# kcsan (seeded): " kc_head
 		return kc_ours ? kc_head : "# kcsan (not ktgen\047s): " kc_head
 	}
 	function scan(l) {
 		if (l ~ /kcsan \(not ktgen\047s\): /)
 			return ""
+		if (l ~ /ktgen-test: seeded race$/) {
+			seeded = 1
+			return ""
+		}
 		if (kc) {
 			if (l ~ /\[ktgen(_nic)?\]/)
 				kc_ours = 1
@@ -100,7 +109,7 @@ console_reports()
 					passed[f[3]] = 1
 				}
 		}
-		/ktgen-test: begin / { c = $NF; injected = 0; next }
+		/ktgen-test: begin / { c = $NF; injected = 0; seeded = 0; next }
 		/ktgen-test: fault injection/ { injected = 1 }
 		/ktgen-test: end$/ { c = ""; next }
 		{ s = scan($0) }

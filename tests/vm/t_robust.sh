@@ -455,3 +455,30 @@ fault_live_user()
 	[ "$(fault_live_injected fail_usercopy)" -gt "$copies" ] ||
 		fail "no user copy failed in the runs' threads"
 }
+
+# The KCSAN lane's positive control: a module with a seeded data race
+# (tests/vm/kcsan-race: two kthreads adding to one plain counter, built as
+# ktgen.ko is) must be reported by the lane's kernel within a minute, and
+# the report rule (reports.sh) must count it as a failure; the case marks
+# its log first ("seeded race") so that this one report, and only one of
+# ktg_race's, is a note for it. Only in the KCSAN lane, every turn.
+t_kcsan_control()
+{
+	local i log seen=
+
+	# shellcheck source=tests/vm/reports.sh
+	. "$KTGEN_TESTS/reports.sh"
+	echo "ktgen-test: seeded race" >/dev/kmsg
+	insmod "$KTGEN_RACE_KO" || fail "ktg_race.ko did not load"
+	for ((i = 0; i < $(scaled 6); i++)); do
+		dmesg | grep -q 'BUG: KCSAN: data-race in ktg_race_add' && seen=1 && break
+		sleep 1
+	done
+	rmmod ktg_race
+	[ -n "$seen" ] || fail "no KCSAN report of the seeded race in $(scaled 6) s"
+	log=$(dmesg | sed -n '/ktgen-test: seeded race$/,$p' | grep -v 'ktgen-test: seeded race$')
+	[ -n "$(report_lines 0 <<<"$log" | grep -v '^# kcsan ')" ] ||
+		fail "the report rule did not count the seeded race as a failure"
+	log "seeded race: $(grep -m 1 'BUG: KCSAN' <<<"$log")"
+}
+[ -z "${KTGEN_KCSAN:-}" ] || case_add kcsan_control t_kcsan_control 120 kcsan core
