@@ -220,7 +220,7 @@ result costs_scaled_to_the_file "$([ "$got" = "$cs $cd 200 100 " ] ||
 # other: a dozen or so data-path cases, all of them in every turn, within
 # ~600 s by their debug-kernel costs.
 kcsan=$(KTGEN_KCSAN=1 KTGEN_TIME_SCALE=10 bash "$vm/run.sh" --list 2>&1 | awk '{ print $1 }')
-tagged=$(grep -hE '^case_add .* kcsan( |$)' "$vm"/t_*.sh | awk '{ print $2 }')
+tagged=$(grep -hE '^(\[ [^]]* \] \|\| )?case_add .* kcsan( |$)' "$vm"/t_*.sh | sed 's/.*case_add //' | awk '{ print $1 }')
 result kcsan_lane_runs_its_set "$(diff <(echo "$kcsan" | sort) <(echo "$tagged" | sort) | grep '^[<>]' | head -n 3 | tr '\n' ' ')"
 result kcsan_set_fits "$(echo "$kcsan" | awk -v costs="$vm/costs" '
 	BEGIN { while ((getline l < costs) > 0) { split(l, f, " "); if (f[1] != "#") d[f[1]] = f[3] } }
