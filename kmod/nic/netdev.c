@@ -40,16 +40,26 @@ static void ktg_nic_doorbell(struct ktg_nic *nic)
 }
 
 /* The core picks a queue below real_num_tx_queues, which never exceeds
- * sq[] (link.c).
+ * sq[] (link.c); but a sender that picked it before the channels shrank
+ * (pktgen's clone_skb, AF_PACKET's qdisc bypass) may hand over an skb for
+ * a queue that has no ring any more: it is dropped. real_num_tx_queues
+ * changes only with every transmit lock held (netif_tx_disable()).
  */
 static netdev_tx_t ktg_nic_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct ktg_nic *nic = netdev_priv(dev);
 	u16 q = skb_get_queue_mapping(skb);
-	struct netdev_queue *txq = netdev_get_tx_queue(dev, q);
-	struct ktg_nic_sq *sq = &nic->sq[q];
+	struct netdev_queue *txq;
+	struct ktg_nic_sq *sq;
 	unsigned int len = skb->len;
 
+	if (unlikely(q >= ktg_nic_txqs(nic))) {
+		atomic64_inc(&nic->tx_stale);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
+	txq = netdev_get_tx_queue(dev, q);
+	sq = &nic->sq[q];
 	/* The only producer (the queue's lock is held): a ring found full
 	 * here was stopped too late; the stack requeues the skb.
 	 */
@@ -227,6 +237,11 @@ static void ktg_nic_down(struct ktg_nic *nic)
 
 	for (q = 0; q < ktg_nic_txqs(nic); q++) {
 		ptr_ring_cleanup(&nic->sq[q].ring, (void (*)(void *))kfree_skb);
+		/* no pointer to the freed queue left behind (the locks stay
+		 * initialized: the ring may be swapped out and cleaned again)
+		 */
+		nic->sq[q].ring.queue = NULL;
+		nic->sq[q].ring.size = 0;
 		netdev_tx_reset_queue(netdev_get_tx_queue(dev, q));
 	}
 	ktg_nic_napi_off(nic);
@@ -385,7 +400,7 @@ static void ktg_nic_get_stats64(struct net_device *dev, struct rtnl_link_stats64
 		s->tx_bytes += sq[KTG_SQ_BYTES];
 	}
 	ktg_ctrs_read(&nic->dma, KTG_DMA_COUNT, dma);
-	s->tx_dropped = dma[KTG_DMA_DROPS];
+	s->tx_dropped = dma[KTG_DMA_DROPS] + atomic64_read(&nic->tx_stale);
 }
 
 static int ktg_nic_get_iflink(const struct net_device *dev)

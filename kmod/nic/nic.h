@@ -183,6 +183,7 @@ struct ktg_nic {
 	int			dma_cpu;	/* -1: unbound */
 	u32			priv_flags;
 	u64			resets;		/* rings rebuilt while up (rtnl) */
+	atomic64_t		tx_stale;	/* xmit: skbs for a queue gone (tx_dropped) */
 	u32			copybreak;
 	u32			rx_ring;
 	u32			tx_ring;

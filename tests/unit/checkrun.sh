@@ -57,6 +57,7 @@ bookworm-debug)
 esac
 echo 1..1
 cat "$out/ktap"
+[ "$1" = "${STUB_GATE_FAIL:-}" ] && echo "not ok - coverage_floor # probe.c: 0.00% of its lines, its floor 76%"
 if [ "$1" = "${STUB_FAIL_LANE:-}" ]; then
 	echo "not ok 9 ${1}_stub"
 	exit 1
@@ -192,5 +193,13 @@ run 16 STUB_KCSAN_BUILD_SECS=60
 result kcsan_cut_twice_fails "$([ "$(cat "$tmp/rc.16")" != 0 ] &&
 	grep -q '^not ok - kcsan # the KCSAN kernel is still being built .*, and a debt of the last make check' "$tmp/run.16" ||
 	grep kcsan "$tmp/run.16")"
+
+# A lane's own verdict ("not ok - coverage_floor") counts beside a failed
+# case of the same lane: both in the closing count, both named.
+: >"$log"
+run 17 STUB_FAIL_LANE=bookworm-debug STUB_GATE_FAIL=bookworm-debug
+result lane_verdict_counted "$(tail -n 1 "$tmp/run.17" | grep -q ' 2 failed, ' &&
+	grep -q '^# FAILED debug: not ok - coverage_floor' "$tmp/run.17" ||
+	{ grep FAILED "$tmp/run.17"; tail -n 1 "$tmp/run.17"; })"
 
 finish checkrun

@@ -176,5 +176,22 @@ printf '%s\n' "KTAP version 1" "1..2" "ok 1 kcsan_control" "ok 2 udp_gro" >"$tmp
 out=$(console_reports "$tmp/ktap" <"$tmp/console")
 want=$(printf '%s\n' "# kcsan (seeded): kcsan_control: [ 80.5] $seeded" "udp_gro: [ 80.5] $seeded")
 result kcsan_seeded_console "$([ "$out" = "$want" ] || echo "got: $out")"
+# The race of unknown origin (one function in the header) is the seeded
+# one too; the case's log on the console, "# " lines that quote the
+# report and its note, opens no block that a later case's "=====" closes.
+kcsan_report 81.0 "ktg_race_add+0x1d/0x40 [ktg_race]" \
+	"ktg_race_add+0x1d/0x40 [ktg_race]" "ktg_race_add+0x1d/0x40 [ktg_race]" >"$tmp/kcsan_unknown"
+(echo "[ 80.0] ktgen-test: begin kcsan_control"; echo "[ 80.1] ktgen-test: seeded race"
+ cat "$tmp/kcsan_unknown") >"$tmp/dmesg"
+out=$(case_reports kcsan_control 0 <"$tmp/dmesg")
+result kcsan_seeded_unknown_origin "$([ "$out" = "# kcsan (seeded): [ 81.0] BUG: KCSAN: data-race in ktg_race_add+0x1d/0x40 [ktg_race]" ] ||
+	echo "got: $out")"
+(echo "ktgen-test: begin kcsan_control"; echo "ktgen-test: seeded race"; cat "$tmp/kcsan_seeded"
+ echo "# # quoted: [ 80.5] $seeded"; echo "# kcsan (seeded): [ 80.5] $seeded"; echo "ktgen-test: end"
+ echo "ktgen-test: begin udp_gro"; cat "$tmp/kcsan_theirs"; echo "ktgen-test: end") >"$tmp/console"
+out=$(console_reports "$tmp/ktap" <"$tmp/console")
+want=$(printf '%s\n' "# kcsan (seeded): kcsan_control: [ 80.5] $seeded" "kcsan_control: # # quoted: [ 80.5] $seeded" \
+	"# kcsan (not ktgen's): udp_gro: [ 52.7] $theirs")
+result kcsan_case_log_opens_no_block "$([ "$out" = "$want" ] || echo "got: $out")"
 
 finish reports

@@ -41,12 +41,12 @@ REPORT_AWK='
 	}
 	function kcsan_verdict() {
 		kc = 0
-		if (seeded && kc_head ~ /data-race in ktg_race_[a-z_]+[^\/]*\/ ktg_race_/)
+		if (seeded && kc_head ~ /data-race in ktg_race_[a-z_]+[^ ]* \[ktg_race\]( \/ ktg_race_[a-z_]+[^ ]* \[ktg_race\])? *$/)
 			return "# kcsan (seeded): " kc_head
 		return kc_ours ? kc_head : "# kcsan (not ktgen\047s): " kc_head
 	}
 	function scan(l) {
-		if (l ~ /kcsan \(not ktgen\047s\): /)
+		if (l ~ /kcsan \((not ktgen\047s|seeded)\): /)
 			return ""
 		if (l ~ /ktgen-test: seeded race$/) {
 			seeded = 1
@@ -61,7 +61,9 @@ REPORT_AWK='
 			# CPU in its midst) is read as always
 			return report(l) && l !~ /BUG: KCSAN: / ? l : ""
 		}
-		if (l ~ /BUG: KCSAN: /) {
+		# (a block is the kernel one: the log of a case on the console,
+		# "# ..." lines, never opens one)
+		if (l ~ /BUG: KCSAN: / && l !~ /^#/) {
 			kc = 1
 			kc_head = l
 			kc_ours = l ~ /\[ktgen(_nic)?\]|[ \/]ktg_[A-Za-z0-9_]/

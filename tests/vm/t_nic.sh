@@ -149,6 +149,7 @@ nic_snapshot()
 	local i a b a2 re='"dma_frames": ([0-9]+)' fa fa2
 
 	for i in 1 2 3 4 5; do
+		fa= fa2=
 		a=$(nic_stats "$NS_A" ktn0)
 		nic_settle
 		b=$(nic_stats "$NS_B" ktn1)
