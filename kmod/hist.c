@@ -58,27 +58,36 @@ u64 ktg_hist_width(u32 idx)
 	return idx < 2 * KTG_HIST_SUB ? 1 : 1ULL << (idx / KTG_HIST_SUB - 1);
 }
 
+/* By the flow's worker only; read meanwhile by ktg_hist_merge() (a
+ * RUN_GET, an interval's report): each field written once, whole.
+ */
 void ktg_hist_add(struct ktg_hist *h, u64 ns)
 {
-	h->bucket[ktg_hist_index(ns)]++;
-	h->count++;
-	h->sum += ns;
-	h->min = ktg_min_u64(h->min, ns);
-	h->max = ktg_max_u64(h->max, ns);
+	u32 i = ktg_hist_index(ns);
+
+	WRITE_ONCE(h->bucket[i], h->bucket[i] + 1);
+	WRITE_ONCE(h->count, h->count + 1);
+	WRITE_ONCE(h->sum, h->sum + ns);
+	WRITE_ONCE(h->min, ktg_min_u64(h->min, ns));
+	WRITE_ONCE(h->max, ktg_max_u64(h->max, ns));
 }
 
+/* @from may be a live flow's (ktg_hist_add() meanwhile): each field read
+ * once; the sum of a snapshot taken while values come may be a value or
+ * two ahead of its count, never torn.
+ */
 void ktg_hist_merge(struct ktg_hist *to, const struct ktg_hist *from)
 {
 	u32 i;
 
-	if (!from->count)
+	if (!READ_ONCE(from->count))
 		return;
 	for (i = 0; i < KTG_HIST_BUCKETS; i++)
-		to->bucket[i] += from->bucket[i];
-	to->count += from->count;
-	to->sum += from->sum;
-	to->min = ktg_min_u64(to->min, from->min);
-	to->max = ktg_max_u64(to->max, from->max);
+		to->bucket[i] += READ_ONCE(from->bucket[i]);
+	to->count += READ_ONCE(from->count);
+	to->sum += READ_ONCE(from->sum);
+	to->min = ktg_min_u64(to->min, READ_ONCE(from->min));
+	to->max = ktg_max_u64(to->max, READ_ONCE(from->max));
 }
 
 /*

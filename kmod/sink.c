@@ -394,7 +394,8 @@ static int ktg_sink_workers(struct ktg_sink *sink, struct netlink_ext_ack *extac
 			NL_SET_ERR_MSG(extack, "cannot start the sink's workers");
 			return err;
 		}
-		sink->nworkers++;
+		/* read by the TCP workers meanwhile (READ_ONCE) */
+		WRITE_ONCE(sink->nworkers, sink->nworkers + 1);
 	}
 	return 0;
 }

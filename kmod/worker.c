@@ -80,7 +80,7 @@ int ktg_worker_start(struct ktg_worker *w, int cpu, int (*fn)(void *),
 		return PTR_ERR(t);
 	kthread_bind(t, cpu);
 	get_task_struct(t);
-	w->task = t;
+	WRITE_ONCE(w->task, t);		/* ktg_worker_interrupt() may look */
 	wake_up_process(t);
 	return 0;
 }
@@ -90,8 +90,10 @@ int ktg_worker_start(struct ktg_worker *w, int cpu, int (*fn)(void *),
  */
 static void ktg_worker_interrupt(struct ktg_worker *w)
 {
-	if (w->mm && w->task)
-		send_sig(SIGKILL, w->task, 1);
+	struct task_struct *t = READ_ONCE(w->task);
+
+	if (w->mm && t)
+		send_sig(SIGKILL, t, 1);
 }
 
 /* A worker in user memory for longer than @grace jiffies is interrupted. */

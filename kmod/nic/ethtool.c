@@ -149,6 +149,11 @@ static int ktg_nic_set_priv_flags(struct net_device *dev, u32 flags)
 	u32 changed = flags ^ READ_ONCE(nic->priv_flags);
 	int err;
 
+	/* The ioctl (ETHTOOL_SPFLAGS) passes its u32 as given; only the
+	 * netlink path masks it to the flags' count.
+	 */
+	if (flags & ~GENMASK(KTG_NIC_PF_COUNT - 1, 0))
+		return -EINVAL;
 	if ((flags & BIT(KTG_NIC_PF_LEGACY_RX)) && (flags & BIT(KTG_NIC_PF_RX_FRAGS))) {
 		netdev_info(dev, "legacy-rx and rx-frags are two receive styles: pick one\n");
 		return -EINVAL;

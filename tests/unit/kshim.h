@@ -27,6 +27,8 @@ typedef uint64_t u64;
 #define __init
 #define WARN_ON_ONCE(c)	(!!(c))
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+#define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
 #define min_t(t, a, b)	((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define vmalloc(n)	malloc(n)
 #define vfree(p)	free(p)

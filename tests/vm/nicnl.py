@@ -24,6 +24,11 @@ start costs about a second under TCG.
       socket, then at once OP on DEV: "down" (SIOCSIFFLAGS), "ring TX"
       (ETHTOOL_SRINGPARAM: the tx ring TX, rx as it is) or "pflags MASK"
       (ETHTOOL_SPFLAGS).
+  nicnl.py pflags DEV MASK
+      ETHTOOL_SPFLAGS through the ioctl (the netlink path masks to the
+      flags' count; this one passes the u32 as given), then
+      ETHTOOL_GPFLAGS: prints "ok FLAGS" or "ERRNO FLAGS" (the flags read
+      back after it, hex).
 """
 import array
 import errno
@@ -42,7 +47,8 @@ IFLA_NET_NS_PID, IFLA_NUM_TX_QUEUES, IFLA_NUM_RX_QUEUES = 19, 31, 32
 IFLA_INFO_KIND, IFLA_INFO_DATA = 1, 2
 A_PEER, A_DMA_CPU, A_RX_STYLE, A_IRQ_CPUS = 1, 2, 3, 4
 SIOCGIFFLAGS, SIOCSIFFLAGS, SIOCETHTOOL = 0x8913, 0x8914, 0x8946
-ETHTOOL_GRINGPARAM, ETHTOOL_SRINGPARAM, ETHTOOL_SPFLAGS = 0x10, 0x11, 0x28
+ETHTOOL_GRINGPARAM, ETHTOOL_SRINGPARAM = 0x10, 0x11
+ETHTOOL_GPFLAGS, ETHTOOL_SPFLAGS = 0x27, 0x28
 
 
 def unhex(v):
@@ -177,9 +183,23 @@ def burst(dev, n, op, arg=None):
         sys.exit("nicnl: unknown burst op %s" % op)
 
 
+def pflags(dev, mask):
+    ctl = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        ethtool(ctl, dev, array.array("I", [ETHTOOL_SPFLAGS, int(mask, 0)]))
+        said = "ok"
+    except OSError as e:
+        said = errno.errorcode.get(e.errno, str(e.errno))
+    got = array.array("I", [ETHTOOL_GPFLAGS, 0])
+    ethtool(ctl, dev, got)
+    print("%s %#x" % (said, got[1]))
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["walk"]:
         walk()
+    elif sys.argv[1:2] == ["pflags"] and len(sys.argv) == 4:
+        pflags(sys.argv[2], sys.argv[3])
     elif sys.argv[1:2] == ["burst"] and len(sys.argv) >= 5:
         burst(sys.argv[2], int(sys.argv[3]), *sys.argv[4:6])
     else:

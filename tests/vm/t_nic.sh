@@ -531,7 +531,7 @@ case_add nic_xps t_nic_xps 180
 # What ethtool and ip see, what they may not set, and the CLI's own view.
 t_nic_ethtool()
 {
-	local e
+	local e m
 
 	need_cpus 2
 	load_module
@@ -549,6 +549,14 @@ t_nic_ethtool()
 	$e ethtool -K ktn1 tx-nocache-copy on
 	$e ethtool -k ktn1 | grep -q '^tx-nocache-copy: on' || fail "tx-nocache-copy"
 	$e ethtool --set-priv-flags ktn1 rx-frags on
+	# the ioctl (ETHTOOL_SPFLAGS) passes its u32 as given, where the
+	# netlink path masks it: a bit past the flags is refused, none stored
+	for m in 0x80000002 0x40000002 0x100; do
+		[ "$($e /usr/bin/python3 "$KTGEN_TESTS/nicnl.py" pflags ktn1 $m)" = "EINVAL 0x2" ] ||
+			fail "SPFLAGS $m: $($e /usr/bin/python3 "$KTGEN_TESTS/nicnl.py" pflags ktn1 $m)"
+	done
+	[ "$($e /usr/bin/python3 "$KTGEN_TESTS/nicnl.py" pflags ktn1 0x2)" = "ok 0x2" ] ||
+		fail "SPFLAGS 0x2 (rx-frags) through the ioctl"
 	$e $KTGEN -j nic show | json_check "len(d) == 1 and d[0]['ifname'] == 'ktn1' and
 		d[0]['rx_style'] == 'frags' and d[0]['peer_ifindex'] > 0 and 'peer' not in d[0]" ||
 		fail "nic show"
