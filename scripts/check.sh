@@ -60,6 +60,15 @@ has_tier()
 	[[ " $tiers " == *" $1 "* ]]
 }
 
+# owed [VAR=VALUE...]: the cases run.sh's rotation owes with those
+# settings (KTGEN_ROTATION, KTGEN_KCSAN, KTGEN_DEBT), "CASE COST" a line,
+# at the debug costs.
+owed()
+{
+	env KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 KTGEN_SPEED=1 "$@" bash "$top/tests/vm/run.sh" --list |
+		awk '$3 == "owed" { print $1, $2 }'
+}
+
 # kill_tree PID: PID and every process below it (a kernel build: a
 # subshell, the build script, make and its compilers), children first.
 kill_tree()
@@ -336,6 +345,11 @@ if has_tier uml; then
 fi
 
 
+# What the debug lane owes in this turn (its debt first), by the costs:
+# the KCSAN lane leaves it that time, and its kernel's wait is bounded by it.
+dbg_owed=0
+has_tier debug && dbg_owed=$(owed KTGEN_ROTATION=$rot KTGEN_DEBT="$debt" | awk '{ s += $2 } END { print s + 0 }')
+
 # The KCSAN lane: the cases tagged "kcsan" (the data paths) that its turn
 # owes, a fifth of them (run.sh's slices, the rotation two turns ahead of
 # the debug lane's so that its heaviest slice meets the debug lane's
@@ -348,16 +362,12 @@ if has_tier kcsan; then
 	krot=$((rot + 2)) kdebt=
 	# in debt: the last make check's turn is owed too, first
 	[[ " $debt " == *" kcsan "* ]] &&
-		kdebt=$(KTGEN_KCSAN=1 KTGEN_ROTATION=$((krot - 1)) KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 \
-			KTGEN_SPEED=1 bash "$top/tests/vm/run.sh" --list | awk '$3 == "owed" { print $1 }' | tr '\n' ' ')
-	kcsan_owed=$(KTGEN_KCSAN=1 KTGEN_ROTATION=$krot KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 \
-		KTGEN_SPEED=1 KTGEN_DEBT="$kdebt" bash "$top/tests/vm/run.sh" --list |
-		awk '$3 == "owed" { s += $2 } END { print s + 0 }')
+		kdebt=$(owed KTGEN_KCSAN=1 KTGEN_ROTATION=$((krot - 1)) | awk '{ printf "%s ", $1 }')
+	kcsan_owed=$(owed KTGEN_KCSAN=1 KTGEN_ROTATION=$krot KTGEN_DEBT="$kdebt" |
+		awk '{ s += $2 } END { print s + 0 }')
 	# what the debug lane after it owes (and its 4 min) comes first
 	dbg_need=0
-	has_tier debug && dbg_need=$(( $(KTGEN_ROTATION=$rot KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 \
-		KTGEN_SPEED=1 KTGEN_DEBT="$debt" bash "$top/tests/vm/run.sh" --list |
-		awk '$3 == "owed" { s += $2 } END { print s + 0 }') + 240 ))
+	has_tier debug && dbg_need=$((dbg_owed + 240))
 	kcsan_cut=
 	# a cached kernel is found in a second or two
 	for _ in $(seq 10); do
@@ -398,9 +408,7 @@ if has_tier debug; then
 	# The wait is bounded: the debug lane's owed cases (and the native
 	# lane after them) must fit before the hard end; a build not done by
 	# then is stopped (make resumes it next time) and the lane fails.
-	owed_cost=$(KTGEN_ROTATION=$rot KTGEN_CASE_BUDGET=1 KTGEN_TIME_SCALE=10 KTGEN_SPEED=1 \
-		KTGEN_DEBT="$debt" bash "$top/tests/vm/run.sh" --list | awk '$3 == "owed" { s += $2 } END { print s + 0 }')
-	deadline=$((KTGEN_LANE_END - owed_cost - 240))
+	deadline=$((KTGEN_LANE_END - dbg_owed - 240))
 	echo "# waiting for the debug kernel build (log: $CACHE/debug-kernel.log), until $((deadline - start)) s into make check"
 	t_wait=$(date +%s)
 	while kill -0 "$dbg_pid" 2>/dev/null && [ "$(date +%s)" -lt $deadline ]; do
@@ -409,7 +417,7 @@ if has_tier debug; then
 	if kill -0 "$dbg_pid" 2>/dev/null; then
 		kill_tree "$dbg_pid"
 		wait "$dbg_pid" 2>/dev/null
-		echo "not ok - debug # the debug kernel was not built by $((deadline - start)) s, when its owed cases (~$owed_cost s) had to start"
+		echo "not ok - debug # the debug kernel was not built by $((deadline - start)) s, when its owed cases (~$dbg_owed s) had to start"
 		failures+=("debug: the debug kernel was not built in time; owed: cases of this turn ran nowhere")
 		failed=$((failed + 1))
 	elif debug_built; then

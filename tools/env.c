@@ -53,11 +53,6 @@ static int read_int(const char *path, int def)
 	return v;
 }
 
-static void read_line(const char *path, char *buf, size_t len)
-{
-	host_read_line(path, buf, len);
-}
-
 /* The device's IFF_UP, from sysfs (of the caller's namespace). */
 bool dev_up(const char *name)
 {
@@ -100,7 +95,7 @@ static void governor(struct env *e)
 	for (cpu = 0; cpu < e->cpus_online && cpu < 4096; cpu++) {
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%ld/cpufreq/scaling_governor", cpu);
-		read_line(path, g, sizeof(g));
+		host_read_line(path, g, sizeof(g));
 		if (!g[0])
 			continue;
 		if (!e->governor[0])
@@ -124,7 +119,7 @@ static bool irqbalance_running(void)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
-		read_line(path, comm, sizeof(comm));
+		host_read_line(path, comm, sizeof(comm));
 		found = !strcmp(comm, "irqbalance");
 	}
 	closedir(dir);
@@ -167,7 +162,7 @@ static void dev_irqs(struct env_dev *d)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list", de->d_name);
-		read_line(path, aff, sizeof(aff));
+		host_read_line(path, aff, sizeof(aff));
 		n = snprintf(d->irqs + used, sizeof(d->irqs) - used, "%s%s:%s",
 			     used ? " " : "", de->d_name, aff[0] ? aff : "?");
 		if (n < 0 || (size_t)n >= sizeof(d->irqs) - used) {
@@ -211,7 +206,7 @@ static bool smt_siblings(struct env *e, const uint8_t *cpus, size_t cpus_len)
 			continue;
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%ld/topology/thread_siblings_list", cpu);
-		read_line(path, list, sizeof(list));
+		host_read_line(path, list, sizeof(list));
 		if (!list[0] || parse_cpulist(list, sib, sizeof(sib), &len))
 			continue;
 		known = true;
@@ -268,7 +263,7 @@ static void deep_cstates(struct env *e, const uint8_t *cpus, size_t cpus_len)
 			continue;
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%ld/cpuidle/state%d/name", cpu, deepest);
-		read_line(path, name, sizeof(name));
+		host_read_line(path, name, sizeof(name));
 		if (lat > e->cstate_us)
 			e->cstate_us = lat;
 		warn(e, "run CPU %ld may idle in %s (exit latency %d us): a wakeup after idle pays it (cpupower idle-set -D %d)",
