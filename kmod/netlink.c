@@ -145,7 +145,7 @@ static int ktg_cpu_put_event(struct sk_buff *msg, const struct ktg_cpu_acct *a, 
 }
 
 static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu_acct *a,
-			     const struct cpumask *cpus, bool in)
+			     const struct cpumask *cpus, bool in, bool perfmon)
 {
 	u64 busy = 0, cycles = 0;
 	u32 khz = ktg_tsc_khz();
@@ -173,8 +173,11 @@ static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu
 	    ((a->counted || khz) && nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_CYCLES, cycles, 0)) ||
 	    (!a->counted && khz && nla_put_flag(msg, KTGEN_A_CPU_STATS_ESTIMATED)))
 		goto cancel;
-	/* a group without CPUs counted nothing: no event nest */
-	for (i = 0; n && i < KTG_CPU_EVENTS; i++)
+	/* a group without CPUs counted nothing: no event nest; nor for a
+	 * reader who could not have asked for the events (see
+	 * ktg_nl_perfmon())
+	 */
+	for (i = 0; n && perfmon && i < KTG_CPU_EVENTS; i++)
 		if ((a->pmu.mask & BIT(i)) && ktg_cpu_put_event(msg, a, i, cpus, in))
 			goto cancel;
 	nla_nest_end(msg, nest);
@@ -187,13 +190,13 @@ cancel:
 
 /* cpu-run and cpu-other, once the window has closed. */
 static int ktg_cpu_acct_put(struct sk_buff *msg, const struct ktg_cpu_acct *a,
-			    const struct cpumask *run_cpus)
+			    const struct cpumask *run_cpus, bool perfmon)
 {
 	/* pairs with the release in ktg_cpu_acct_stop() */
 	if (!a->busy || !smp_load_acquire(&a->done))
 		return 0;
-	if (ktg_cpu_put_group(msg, KTGEN_A_RUN_CPU_RUN, a, run_cpus, true) ||
-	    ktg_cpu_put_group(msg, KTGEN_A_RUN_CPU_OTHER, a, run_cpus, false))
+	if (ktg_cpu_put_group(msg, KTGEN_A_RUN_CPU_RUN, a, run_cpus, true, perfmon) ||
+	    ktg_cpu_put_group(msg, KTGEN_A_RUN_CPU_OTHER, a, run_cpus, false, perfmon))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -243,6 +246,7 @@ struct ktg_run_reply {
 	struct ktg_hist	*prev;		/* an interval's: the last one's, to free */
 	u64		timeouts;
 	u64		late;
+	bool		perfmon;	/* the reader may see PMU event counts */
 };
 
 static bool ktg_reply_finished(const struct ktg_run_reply *r)
@@ -567,7 +571,7 @@ static int ktg_run_fill(struct sk_buff *msg, struct ktg_run *run, const struct k
 	    ktg_run_fill_tx(msg, run, r) ||
 	    (atomic64_read(&run->rx->conns) &&
 	     ktg_rx_stats_fill(msg, KTGEN_A_RUN_RX, run->rx, ktg_run_lost(run, r))) ||
-	    ktg_cpu_acct_put(msg, &run->cpu, p->cpus) ||
+	    ktg_cpu_acct_put(msg, &run->cpu, p->cpus, r->perfmon) ||
 	    ktg_run_fill_window(msg, run, r) ||
 	    ktg_run_fill_rx_path(msg, run, r))
 		return -EMSGSIZE;
@@ -1121,8 +1125,20 @@ static int ktg_nl_sink_del_doit(struct sk_buff *skb, struct genl_info *info)
 
 /* --- runs --- */
 
+/*
+ * PMU event counts are counts of every CPU, and go only to whom perf would
+ * give them: a run asks for them with CAP_PERFMON or CAP_SYS_ADMIN, and a
+ * reply carries them only to a reader with one of them (never to the
+ * events group, whose listeners need neither: they ask with run-get).
+ */
+static bool ktg_nl_perfmon(const struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_PERFMON) || netlink_capable(skb, CAP_SYS_ADMIN);
+}
+
+/* @perfmon: the reader may see the run's PMU event counts. */
 static int ktg_nl_run_send(struct sk_buff *msg, struct ktg_run *run, u32 portid,
-			   u32 seq, int flags, u8 cmd)
+			   u32 seq, int flags, u8 cmd, bool perfmon)
 {
 	struct ktg_run_reply r;
 	void *hdr;
@@ -1131,6 +1147,7 @@ static int ktg_nl_run_send(struct sk_buff *msg, struct ktg_run *run, u32 portid,
 	err = ktg_run_reply_prepare(run, &r, false);
 	if (err)
 		return err;
+	r.perfmon = perfmon;
 	hdr = genlmsg_put(msg, portid, seq, &ktg_nl_family, flags, cmd);
 	if (!hdr || ktg_run_fill(msg, run, &r)) {
 		if (hdr)
@@ -1164,7 +1181,7 @@ void ktg_nl_notify_run_done(struct ktg_run *run)
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		goto lost;
-	if (ktg_nl_run_send(msg, run, 0, 0, 0, KTGEN_CMD_RUN_DONE)) {
+	if (ktg_nl_run_send(msg, run, 0, 0, 0, KTGEN_CMD_RUN_DONE, false)) {
 		nlmsg_free(msg);
 		goto lost;
 	}
@@ -1456,12 +1473,12 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 	return ktg_nl_run_addrs(info, p);
 }
 
-/* Kernel counters bypass perf_event_paranoid: their kernel-inclusive
- * counts of every CPU are for whom perf would give them to.
+/* Kernel counters bypass perf_event_paranoid: events are asked for by
+ * whom perf would give them to (ktg_nl_perfmon()).
  */
 static int ktg_nl_run_events_perm(struct sk_buff *skb, struct genl_info *info, u32 events)
 {
-	if (!events || netlink_capable(skb, CAP_PERFMON) || netlink_capable(skb, CAP_SYS_ADMIN))
+	if (!events || ktg_nl_perfmon(skb))
 		return 0;
 	NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KTGEN_A_RUN_EVENTS],
 			    "events need CAP_PERFMON or CAP_SYS_ADMIN");
@@ -1561,7 +1578,8 @@ static int ktg_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG(info->extack, "no memory for the reply");
 		return -ENOMEM;
 	}
-	err = ktg_nl_run_send(msg, run, info->snd_portid, info->snd_seq, 0, KTGEN_CMD_RUN_GET);
+	err = ktg_nl_run_send(msg, run, info->snd_portid, info->snd_seq, 0, KTGEN_CMD_RUN_GET,
+			      ktg_nl_perfmon(skb));
 	ktg_run_put(run);
 	if (err) {
 		nlmsg_free(msg);
@@ -1583,7 +1601,8 @@ static int ktg_nl_run_get_dumpit(struct sk_buff *skb, struct netlink_callback *c
 
 	while ((run = ktg_run_get_next(kn, &id))) {
 		err = ktg_nl_run_send(skb, run, NETLINK_CB(cb->skb).portid,
-				      cb->nlh->nlmsg_seq, NLM_F_MULTI, KTGEN_CMD_RUN_GET);
+				      cb->nlh->nlmsg_seq, NLM_F_MULTI, KTGEN_CMD_RUN_GET,
+				      ktg_nl_perfmon(cb->skb));
 		ktg_run_put(run);
 		if (err)
 			break;

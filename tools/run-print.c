@@ -499,8 +499,16 @@ static void print_run_cpu(const struct nlattr **tb, uint64_t ns)
 	else if (method == KTGEN_CPU_METHOD_SW_EVENT)
 		print_text("  (software event standing in: cycles are ns)");
 	print_text("\n");
-	if (!pmu_has_events(tb[KTGEN_A_RUN_CPU_RUN]))
+	if (!pmu_has_events(tb[KTGEN_A_RUN_CPU_RUN])) {
+		/* asked for, counted, and not given to this reader */
+		if (tb[KTGEN_A_RUN_EVENTS] && get_u32(st[KTGEN_A_CPU_STATS_CPUS], 0)) {
+			print_open_object("pmu");
+			print_bool(PRINT_JSON, "withheld", NULL, true);
+			print_text("  pmu withheld: reading events needs CAP_PERFMON or CAP_SYS_ADMIN\n");
+			print_close_object();
+		}
 		return;
+	}
 	/* the events, charged with the same work as their group's CPU time */
 	print_open_object("pmu");
 	pmu_print_group(tb[KTGEN_A_RUN_CPU_RUN], "run", tx_bytes, tx_msgs);

@@ -140,6 +140,39 @@ static int run_interrupted(struct nl_ctx *ctx, struct run_wait *w)
 	return run_request(ctx, KTGEN_CMD_RUN_GET, false, w->id, run_get_wait_cb, w);
 }
 
+/* run-get's reply, replacing the notification's result. */
+static int run_reread_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
+	struct run_wait *w = data;
+	struct nlmsghdr *final;
+
+	parse_run(nlh, tb);
+	if (get_u32(tb[KTGEN_A_RUN_ID], 0) != w->id)
+		return MNL_CB_OK;
+	final = malloc(nlh->nlmsg_len);
+	if (!final)
+		return MNL_CB_ERROR;
+	memcpy(final, nlh, nlh->nlmsg_len);
+	free(w->final);
+	w->final = final;
+	return MNL_CB_OK;
+}
+
+/* PMU event counts never ride the events group (the module gives them
+ * only to a reader who may see them): a run that asked for some is read
+ * once more when its run-done came.
+ */
+static int run_reread_events(struct nl_ctx *ctx, struct run_wait *w)
+{
+	const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
+
+	parse_run(w->final, tb);
+	if (!tb[KTGEN_A_RUN_EVENTS])
+		return 0;
+	return run_request(ctx, KTGEN_CMD_RUN_GET, false, w->id, run_reread_cb, w);
+}
+
 static int run_wait(struct nl_ctx *ctx, struct run_wait *w, const sigset_t *waitmask)
 {
 	int err;
@@ -157,6 +190,9 @@ static int run_wait(struct nl_ctx *ctx, struct run_wait *w, const sigset_t *wait
 		if (err)
 			return err;
 	}
+	err = run_reread_events(ctx, w);
+	if (err)	/* the result stands, without its events */
+		fprintf(stderr, "ktgen: reading run %u's events: %s\n", w->id, strerror(-err));
 	return 0;
 }
 

@@ -38,7 +38,8 @@
  *   listen            join the events group (before the request whose
  *                     notifications are awaited)
  *   events SECS       print each notification ("event run-done ID",
- *                     "event run-interval ID") and each receive that failed
+ *                     "event run-interval ID", " pmu" added where a CPU
+ *                     group carries event counts) and each receive that failed
  *                     ("events lost: ERROR", a notification the kernel could
  *                     not send) until a run-done or a loss (exit 1 if SECS
  *                     passed first)
@@ -233,6 +234,19 @@ static int run_state_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/* A CPU group's nest carries PMU event counts. */
+static bool has_pmu_counts(const struct nlattr *group)
+{
+	const struct nlattr *a;
+
+	if (!group)
+		return false;
+	mnl_attr_for_each_nested(a, group)
+		if (mnl_attr_get_type(a) == KTGEN_A_CPU_STATS_EVENT)
+			return true;
+	return false;
+}
+
 static int event_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[KTGEN_A_RUN_MAX + 1] = {};
@@ -243,9 +257,11 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
 		if (mnl_attr_get_type(a) <= KTGEN_A_RUN_MAX)
 			tb[mnl_attr_get_type(a)] = a;
-	printf("event %s %u\n", cmd == KTGEN_CMD_RUN_DONE ? "run-done" :
+	printf("event %s %u%s\n", cmd == KTGEN_CMD_RUN_DONE ? "run-done" :
 	       cmd == KTGEN_CMD_RUN_INTERVAL ? "run-interval" : "other",
-	       tb[KTGEN_A_RUN_ID] ? mnl_attr_get_u32(tb[KTGEN_A_RUN_ID]) : 0);
+	       tb[KTGEN_A_RUN_ID] ? mnl_attr_get_u32(tb[KTGEN_A_RUN_ID]) : 0,
+	       has_pmu_counts(tb[KTGEN_A_RUN_CPU_RUN]) ||
+	       has_pmu_counts(tb[KTGEN_A_RUN_CPU_OTHER]) ? " pmu" : "");
 	*done |= cmd == KTGEN_CMD_RUN_DONE;
 	return MNL_CB_OK;
 }

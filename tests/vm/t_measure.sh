@@ -171,8 +171,13 @@ case_add cpu_events t_cpu_events 120
 # run events are kernel-inclusive counts of every CPU, perf's to give
 # (perf_event_paranoid): CAP_NET_ADMIN alone is refused, naming the
 # attribute, and makes no run; with CAP_PERFMON besides the run is made.
+# The counts are read by the same rule: run-get and its dump give them to
+# a reader with CAP_PERFMON or CAP_SYS_ADMIN only (the CLI says withheld),
+# and run-done, heard by any listener, never carries them.
 t_cpu_events_priv()
 {
+	local id unpriv ntf mon
+
 	need_perf
 	load_module cpu_event=sw
 	$KTGEN sink add tcp port 5511 rx discard cpus 1 >/dev/null
@@ -183,9 +188,35 @@ t_cpu_events_priv()
 		setpriv --bounding-set -all,+net_admin --inh-caps -all \
 		$KTGEN run tcp_stream to 127.0.0.1 port 5511 cpus 0 msgs 10 events cycles
 	[ -z "$($KTGEN run show)" ] || fail "a refused run is listed: $($KTGEN run show)"
+	# the counts come back (never on the events group: the CLI asks)
 	setpriv --bounding-set -all,+net_admin,+perfmon --inh-caps -all \
 		$KTGEN -j run tcp_stream to 127.0.0.1 port 5511 cpus 0 msgs 10 events cycles |
 		json_check "d['state'] == 'done' and d['pmu']['run']['cycles']['count'] > 0"
+	# and go to no reader who could not have asked for them: run-get,
+	# its dump, run-done's listener
+	id=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5511 cpus 0 time 1 events cycles detach |
+		json_value "d['id']")
+	unpriv="setpriv --bounding-set -all,+net_admin --inh-caps -all $KTGEN"
+	slowwait "$(scaled 10)" bash -c "$KTGEN -j run show $id | grep -q '\"state\":\"done\"'" ||
+		fail "the run did not finish: $(run_state "$id")"
+	$KTGEN -j run show "$id" | json_check "d['pmu']['run']['cycles']['count'] > 0"
+	$unpriv -j run show "$id" | json_check "d['pmu'] == {'withheld': True} and d['events'] == ['cycles']"
+	$unpriv -j run show | json_check "d[-1]['id'] == $id and d[-1]['pmu'] == {'withheld': True}"
+	$unpriv run show "$id" | grep -q "^  pmu withheld: reading events needs CAP_PERFMON" ||
+		fail "no withheld line: $($unpriv run show "$id")"
+	# run-done's listeners: any reader of the namespace
+	ntf=$(mktemp)
+	setpriv --bounding-set -all,+net_admin --inh-caps -all "$KTGEN_NLRAW" listen -- \
+		events "$(scaled 20)" >"$ntf" &
+	mon=$!
+	sleep 1
+	id=$($KTGEN -j run tcp_stream to 127.0.0.1 port 5511 cpus 0 time 1 events cycles detach |
+		json_value "d['id']")
+	wait "$mon" || fail "no run-done heard: $(cat "$ntf")"
+	log "$(cat "$ntf")"
+	grep -qx "event run-done $id" "$ntf" || fail "the events group: $(cat "$ntf")"
+	$KTGEN -j run show "$id" | json_check "d['pmu']['run']['cycles']['count'] > 0"
+	rm -f "$ntf"
 }
 case_add cpu_events_priv t_cpu_events_priv 60
 
