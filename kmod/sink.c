@@ -390,7 +390,10 @@ static int ktg_sink_workers(struct ktg_sink *sink, struct netlink_ext_ack *extac
 		}
 		err = ktg_worker_start(w, cpu, tcp ? ktg_sink_tcp_worker :
 				       ktg_sink_udp_worker, "sink", sink->id);
-		if (err) {
+		if (err == -ENODEV) {
+			NL_SET_ERR_MSG(extack, "a CPU of the sink went offline");
+			return err;
+		} else if (err) {
 			NL_SET_ERR_MSG(extack, "cannot start the sink's workers");
 			return err;
 		}

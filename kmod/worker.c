@@ -15,6 +15,7 @@
  * wait (the copy fails with EFAULT), from its stop or its owner's
  * ktg_worker_unstick().
  */
+#include <linux/cpu.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -74,14 +75,29 @@ int ktg_worker_start(struct ktg_worker *w, int cpu, int (*fn)(void *),
 
 	w->cpu = cpu;
 	w->fn = fn;
+	/* The CPU was online when the request was checked; it must still be
+	 * when the worker is bound and woken there (the hotplug lock held
+	 * across both, as smpboot does), or the worker would run wherever
+	 * the scheduler falls back to and its run claim a CPU it never had.
+	 * One going offline later takes its bound kthreads elsewhere, and
+	 * the run's accounting says so (ktg_cpu_down()).
+	 */
+	cpus_read_lock();
+	if (!cpu_online(cpu)) {
+		cpus_read_unlock();
+		return -ENODEV;
+	}
 	t = kthread_create_on_node(ktg_worker_main, w, cpu_to_node(cpu), "ktgen/%s%u:%d",
 				   what, id, cpu);
-	if (IS_ERR(t))
+	if (IS_ERR(t)) {
+		cpus_read_unlock();
 		return PTR_ERR(t);
+	}
 	kthread_bind(t, cpu);
 	get_task_struct(t);
 	WRITE_ONCE(w->task, t);		/* ktg_worker_interrupt() may look */
 	wake_up_process(t);
+	cpus_read_unlock();
 	return 0;
 }
 

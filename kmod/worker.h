@@ -39,6 +39,7 @@ struct ktg_worker {
 };
 
 void ktg_worker_init(struct ktg_worker *w, void *owner);
+/* A kthread bound to @cpu running @fn; -ENODEV when @cpu is offline. */
 int ktg_worker_start(struct ktg_worker *w, int cpu, int (*fn)(void *),
 		     const char *what, u32 id);
 void ktg_worker_stop(struct ktg_worker *w);

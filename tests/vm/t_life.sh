@@ -386,7 +386,11 @@ case_add life_dev_gone t_life_dev_gone 300
 # its limit with every byte counted, and the CPU comes back. Its counters
 # (software events stand in) stopped with it: the run's group has its
 # events absent (ENODEV) and its cycles by busy time, never a count of
-# part of the window; the other CPUs' events are counted.
+# part of the window; the other CPUs' events are counted. A CPU that goes
+# offline after the request was checked and before its worker was bound
+# (test_start_delay_ms holds the run between its workers' starts) fails
+# the run with ENODEV at that flow: before, the worker ran wherever the
+# scheduler fell back to, and the run said it had CPU 1.
 t_life_cpu_offline()
 {
 	local cpu=/sys/devices/system/cpu/cpu1/online doc
@@ -409,6 +413,20 @@ t_life_cpu_offline()
 		    'count' not in d['pmu']['run'][k] for k in ('cycles', 'instructions')) and
 		all(d['pmu']['other'][k]['count'] > 0 for k in ('cycles', 'instructions'))" <"$doc" ||
 		fail "the events of the CPU that went offline: $(cat "$doc")"
+	$KTGEN run del all
+	$KTGEN sink del all
+	! pgrep '^ktgen/' >/dev/null || fail "threads left: $(pgrep -l '^ktgen/')"
+	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
+	$KTGEN sink add tcp port 7004 rx verify cpus 0 >/dev/null
+	echo 2000 >/sys/module/ktgen/parameters/test_start_delay_ms
+	$KTGEN -j run tcp_stream to 127.0.0.1 port 7004 cpus 0,1 flows 2 time 1 >"$doc" &
+	sleep 1
+	echo 0 >$cpu
+	wait $! && { echo 1 >$cpu; fail "a run on an offline CPU: $(cat "$doc")"; }
+	echo 1 >$cpu
+	echo 0 >/sys/module/ktgen/parameters/test_start_delay_ms
+	json_check "d['state'] == 'failed' and d['errno'] == 19 and d['error_flow'] == 1" <"$doc" ||
+		fail "the run whose CPU went before its worker: $(cat "$doc")"
 	$KTGEN run del all
 	$KTGEN sink del all
 	! pgrep '^ktgen/' >/dev/null || fail "threads left: $(pgrep -l '^ktgen/')"
