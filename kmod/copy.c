@@ -19,6 +19,7 @@
 
 #include "compat.h"
 #include "copy.h"
+#include "debug.h"
 #include "ktgen.h"
 #include "mem.h"
 #include "pattern.h"
@@ -40,13 +41,6 @@ enum ktgen_page_send ktg_page_send_method(void)
 	return KTGEN_PAGE_SEND_SPLICE_PAGES;
 #endif
 }
-
-/* Test hook: corrupt one byte of every pattern ring, so tests can show that
- * rx verify finds what it is meant to find. -1 (the default) is off.
- */
-static int test_flip_byte = -1;
-module_param(test_flip_byte, int, 0600);
-MODULE_PARM_DESC(test_flip_byte, "test hook: flip this byte of each source ring (-1: off)");
 
 /*
  * Grow a ring of order-0 pages (alloc_pages() memory, as splicing needs) to
@@ -93,8 +87,8 @@ err_uncharge:
 /* A new ring of @npages, filled with the payload pattern if @pattern. */
 int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern)
 {
+	int err, flip;
 	u32 i;
-	int err;
 
 	err = ktg_pages_grow(r, npages);
 	if (err || !pattern)
@@ -105,11 +99,9 @@ int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern)
 				 npages << (PAGE_SHIFT - KTG_PATTERN_SHIFT));
 		cond_resched();
 	}
-	if (test_flip_byte >= 0 && test_flip_byte < (npages << PAGE_SHIFT)) {
-		u8 *p = page_address(r->pages[test_flip_byte >> PAGE_SHIFT]);
-
-		p[test_flip_byte & ~PAGE_MASK] ^= 0xff;
-	}
+	flip = ktg_test_hook(flip_byte);
+	if (flip >= 0 && flip < (npages << PAGE_SHIFT))
+		((u8 *)page_address(r->pages[flip >> PAGE_SHIFT]))[flip & ~PAGE_MASK] ^= 0xff;
 	return 0;
 }
 

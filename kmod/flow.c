@@ -22,6 +22,7 @@
 #include "compat.h"
 #include "copy.h"
 #include "cpu.h"
+#include "debug.h"
 #include "flow.h"
 #include "hist.h"
 #include "ktgen.h"
@@ -386,17 +387,9 @@ void ktg_splice_account(struct ktg_run *run, struct page *pg, int refs)
 		atomic_inc(&run->splice_copied);
 }
 
-/* Test hook: a drain gives up after this long instead of 30 s, for the
- * tests that wait one out. 0 (the default) is off.
- */
-static unsigned int test_drain_timeout_ms;
-module_param(test_drain_timeout_ms, uint, 0600);
-MODULE_PARM_DESC(test_drain_timeout_ms,
-		 "test hook: a flow's drain gives up after this long (0: off, 30 s; at most 30 s)");
-
 static unsigned long ktg_drain_timeout(void)
 {
-	unsigned int ms = READ_ONCE(test_drain_timeout_ms);
+	unsigned int ms = ktg_test_hook(drain_timeout_ms);
 
 	return ms ? msecs_to_jiffies(min(ms, 30000U)) : KTG_DRAIN_TIMEOUT;
 }
@@ -472,17 +465,10 @@ static bool ktg_flow_paced(struct ktg_flow *f, u32 len, u32 pkts)
 	return true;
 }
 
-/* Test hook: busy-wait this long for each message sent, a calibrated
- * slowdown for the verdict tests of ktgen ab. 0 (the default) is off.
- */
-static unsigned int test_send_delay_ns;
-module_param(test_send_delay_ns, uint, 0600);
-MODULE_PARM_DESC(test_send_delay_ns, "test hook: busy-wait this long per message sent (0: off, at most 1 ms)");
-
 void ktg_flow_send_delay(void)
 {
-	if (unlikely(READ_ONCE(test_send_delay_ns)))
-		ndelay(min(READ_ONCE(test_send_delay_ns), 1000000U));
+	if (unlikely(ktg_test_hook(send_delay_ns)))
+		ndelay(min(ktg_test_hook(send_delay_ns), 1000000U));
 }
 
 /*

@@ -14,6 +14,7 @@
 
 #include "copy.h"
 #include "cpu.h"
+#include "debug.h"
 #include "ktgen.h"
 #include "mem.h"
 #include "netlink.h"
@@ -104,10 +105,11 @@ static int __init ktg_init(void)
 {
 	int err;
 
+	ktg_debug_init();
 	ktg_mem_init();
 	err = ktg_cpu_init();
 	if (err)
-		return err;
+		goto err_debug;
 	ktg_splice_selftest();
 
 	err = ktg_pattern_init();
@@ -139,6 +141,8 @@ err_pattern:
 	ktg_pattern_exit();
 err_cpu:
 	ktg_cpu_exit();
+err_debug:
+	ktg_debug_exit();
 	return err;
 }
 
@@ -153,6 +157,7 @@ static void __exit ktg_exit(void)
 	destroy_workqueue(ktg_wq);
 	ktg_pattern_exit();
 	ktg_cpu_exit();
+	ktg_debug_exit();
 }
 
 module_init(ktg_init);

@@ -15,8 +15,9 @@
 
 #include "compat.h"
 #include "copy.h"
-#include "cpu.h"
 #include "cpu-event.h"
+#include "cpu.h"
+#include "debug.h"
 #include "hist.h"
 #include "ktgen.h"
 #include "mem.h"
@@ -173,10 +174,13 @@ static int ktg_cpu_put_group(struct sk_buff *msg, int attr, const struct ktg_cpu
 	    ((a->counted || khz) && nla_put_u64_64bit(msg, KTGEN_A_CPU_STATS_CYCLES, cycles, 0)) ||
 	    (!a->counted && khz && nla_put_flag(msg, KTGEN_A_CPU_STATS_ESTIMATED)))
 		goto cancel;
-	/* a group without CPUs counted nothing: no event nest; nor for a
-	 * reader who could not have asked for the events (see
-	 * ktg_nl_perfmon())
+	/* a group without CPUs counted nothing: no event nest; a reader who
+	 * could not have asked for the events is told they are withheld
+	 * (ktg_nl_perfmon())
 	 */
+	if (n && a->pmu.mask && !perfmon &&
+	    nla_put_flag(msg, KTGEN_A_CPU_STATS_EVENTS_WITHHELD))
+		goto cancel;
 	for (i = 0; n && perfmon && i < KTG_CPU_EVENTS; i++)
 		if ((a->pmu.mask & BIT(i)) && ktg_cpu_put_event(msg, a, i, cpus, in))
 			goto cancel;
@@ -327,15 +331,6 @@ static int ktg_run_fill_tx(struct sk_buff *msg, struct ktg_run *run,
  */
 static const u32 ktg_default_ppm[] = { 500000, 900000, 950000, 990000, 999000 };
 
-/* Test hook: a run's reply waits this long once its flows' histograms
- * are merged, as a merge of 1024 flows on a slow machine does. 0 (the
- * default) is off.
- */
-static unsigned int test_fill_delay_ms;
-module_param(test_fill_delay_ms, uint, 0600);
-MODULE_PARM_DESC(test_fill_delay_ms,
-		 "test hook: hold each run reply this long after merging its histograms (0: off, at most 60 s)");
-
 /* Every flow's histogram merged into @h; the timeouts and late ones. */
 static void ktg_run_hist(struct ktg_run *run, struct ktg_hist *h, u64 *timeouts, u64 *late)
 {
@@ -352,8 +347,8 @@ static void ktg_run_hist(struct ktg_run *run, struct ktg_hist *h, u64 *timeouts,
 		*timeouts += READ_ONCE(f->timeouts);
 		*late += READ_ONCE(f->late);
 	}
-	if (unlikely(READ_ONCE(test_fill_delay_ms)))
-		msleep(min(READ_ONCE(test_fill_delay_ms), 60000U));
+	if (unlikely(ktg_test_hook(fill_delay_ms)))
+		msleep(min(ktg_test_hook(fill_delay_ms), 60000U));
 }
 
 /*
@@ -1473,8 +1468,8 @@ static int ktg_nl_run_params(struct genl_info *info, struct ktg_run_params *p)
 	return ktg_nl_run_addrs(info, p);
 }
 
-/* Kernel counters bypass perf_event_paranoid: events are asked for by
- * whom perf would give them to (ktg_nl_perfmon()).
+/* Kernel counters bypass perf_event_paranoid: events are asked for only
+ * by those to whom perf would give them (ktg_nl_perfmon()).
  */
 static int ktg_nl_run_events_perm(struct sk_buff *skb, struct genl_info *info, u32 events)
 {
@@ -1595,6 +1590,7 @@ static int ktg_nl_run_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int ktg_nl_run_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct ktg_net *kn = ktg_pernet(sock_net(skb->sk));
+	bool perfmon = ktg_nl_perfmon(cb->skb);
 	unsigned long id = cb->args[0];
 	struct ktg_run *run;
 	int err = 0;
@@ -1602,7 +1598,7 @@ static int ktg_nl_run_get_dumpit(struct sk_buff *skb, struct netlink_callback *c
 	while ((run = ktg_run_get_next(kn, &id))) {
 		err = ktg_nl_run_send(skb, run, NETLINK_CB(cb->skb).portid,
 				      cb->nlh->nlmsg_seq, NLM_F_MULTI, KTGEN_CMD_RUN_GET,
-				      ktg_nl_perfmon(cb->skb));
+				      perfmon);
 		ktg_run_put(run);
 		if (err)
 			break;

@@ -16,8 +16,9 @@
 
 #include "compat.h"
 #include "copy.h"
-#include "cpu.h"
 #include "cpu-event.h"
+#include "cpu.h"
+#include "debug.h"
 #include "hist.h"
 #include "ktgen.h"
 #include "mem.h"
@@ -316,32 +317,6 @@ static void ktg_run_put_mm(struct ktg_run *run)
 	}
 }
 
-/* Test hook: the done work waits this long between publishing the run as
- * finished and completing run->done, the window in which a delete could
- * free it. 0 (the default) is off.
- */
-static unsigned int test_done_delay_ms;
-module_param(test_done_delay_ms, uint, 0600);
-MODULE_PARM_DESC(test_done_delay_ms,
-		 "test hook: hold a finished run's done work this long before it completes (0: off, at most 10 s)");
-
-/* Test hook: the starter pauses this long after each worker's wake-up, as
- * a preempted one would, so that a short run's worker is done first.
- * 0 (the default) is off.
- */
-static unsigned int test_start_delay_ms;
-module_param(test_start_delay_ms, uint, 0600);
-MODULE_PARM_DESC(test_start_delay_ms,
-		 "test hook: pause this long after starting each run worker (0: off, at most 60 s)");
-
-/* Test hook: RUN_NEW holds each run this long once its buffer is filled,
- * a build that others must not wait for. 0 (the default) is off.
- */
-static unsigned int test_build_delay_ms;
-module_param(test_build_delay_ms, uint, 0600);
-MODULE_PARM_DESC(test_build_delay_ms,
-		 "test hook: hold each run's build this long after its buffer is filled (0: off, at most 60 s)");
-
 static void ktg_run_done_work(struct work_struct *work)
 {
 	struct ktg_run *run = container_of(work, struct ktg_run, done_work);
@@ -376,8 +351,8 @@ static void ktg_run_done_work(struct work_struct *work)
 	ktg_run_finish(run);
 	mutex_unlock(&run->lock);
 	ktg_nl_notify_run_done(run);
-	if (unlikely(READ_ONCE(test_done_delay_ms)))
-		msleep(min(READ_ONCE(test_done_delay_ms), 10000U));
+	if (unlikely(ktg_test_hook(done_delay_ms)))
+		msleep(min(ktg_test_hook(done_delay_ms), 10000U));
 	/* The work's last touch of the run: a delete waits for it
 	 * (ktg_run_release), and a completion may go as soon as its
 	 * waiter returns.
@@ -494,8 +469,8 @@ void ktg_run_start(struct ktg_run *run)
 				queue_work(ktg_wq, &run->done_work);
 			return;
 		}
-		if (unlikely(READ_ONCE(test_start_delay_ms)))
-			msleep(min(READ_ONCE(test_start_delay_ms), 60000U));
+		if (unlikely(ktg_test_hook(start_delay_ms)))
+			msleep(min(ktg_test_hook(start_delay_ms), 60000U));
 		cpu = cpumask_next(cpu, run->p.cpus);
 	}
 }
@@ -643,8 +618,8 @@ static int ktg_run_open(struct ktg_run *run, struct netlink_ext_ack *extack)
 	int err;
 	u32 i;
 
-	if (unlikely(READ_ONCE(test_build_delay_ms)))
-		msleep(min(READ_ONCE(test_build_delay_ms), 60000U));
+	if (unlikely(ktg_test_hook(build_delay_ms)))
+		msleep(min(ktg_test_hook(build_delay_ms), 60000U));
 	if (p->tx_mode == KTGEN_TX_MODE_USER) {
 		err = ktg_run_user_src(run, extack);
 		if (err)

@@ -23,6 +23,7 @@
 #include <linux/ktgen.h>
 
 #include "compat.h"
+#include "debug.h"
 #include "ktgen.h"
 #include "mem.h"
 #include "sink.h"
@@ -209,16 +210,6 @@ void ktg_sink_put(struct ktg_sink *sink)
 	kfree_rcu(sink, rcu);
 }
 
-/* Test hook: an rx user sink's owner work, the sink out of its table,
- * waits this long before it tears the sink down: the window in which its
- * namespace or the module may go (life_rx_user_race). 0 (the default) is
- * off.
- */
-static unsigned int test_owner_delay_ms;
-module_param(test_owner_delay_ms, uint, 0600);
-MODULE_PARM_DESC(test_owner_delay_ms,
-		 "test hook: hold an rx user sink's owner work this long before its teardown (0: off, at most 10 s)");
-
 /* Its owner's socket closed: the sink goes, unless a delete took it out
  * of its table first (and then cancels this work or waits for it). Out of
  * its table, it is on the namespace's dying list until its sockets are
@@ -240,8 +231,8 @@ static void ktg_sink_owner_work(struct work_struct *work)
 	}
 	mutex_unlock(&kn->lock);
 	if (listed) {
-		if (unlikely(READ_ONCE(test_owner_delay_ms)))
-			msleep(min(READ_ONCE(test_owner_delay_ms), 10000U));
+		if (unlikely(ktg_test_hook(owner_delay_ms)))
+			msleep(min(ktg_test_hook(owner_delay_ms), 10000U));
 		ktg_sink_shutdown(sink);
 		/* The last touch of @kn: pre_exit may free it as soon as the
 		 * list is empty (a mutex's unlock could still touch it then).

@@ -3,7 +3,9 @@
 #
 # build-module.sh KERNEL_ENV: build ktgen.ko for the kernel described by
 # KERNEL_ENV (from fetch-kernel.sh or build-debug-kernel.sh) in a per-kernel
-# copy of the tree under $KTGEN_CACHE/build, W=1, failing on any warning.
+# copy of the tree under $KTGEN_CACHE/build, W=1, failing on any warning;
+# with KTGEN_TEST_HOOKS=1 (the test lanes, vm-suite.sh) the test hooks are
+# built in (kmod/debug.h: set under debugfs), else it is a production build.
 # The debug kernel's build gets gcov instrumentation. Prints the .ko path.
 #
 # Suites whose kbuild tools and compiler the host cannot run (trixie and
@@ -51,8 +53,10 @@ rsync -a --delete --exclude compat-gen.h --exclude '*.o' --exclude '*.ko' \
 cp "$here/compat-probe.sh" "$b/scripts/"
 # make goes by mtimes, and another tree (a CI clone) may have built here
 # from older sources with newer objects: objects of other sources go.
-sum=$(cd "$b" && find Kbuild kmod include -type f \( -name '*.[ch]' -o -name Kbuild \) \
-	! -name compat-gen.h ! -name '*.mod.c' -print0 | sort -z | xargs -0 sha256sum | sha256sum)
+hooks=${KTGEN_TEST_HOOKS:-0}
+sum=$( (cd "$b" && find Kbuild kmod include -type f \( -name '*.[ch]' -o -name Kbuild \) \
+	! -name compat-gen.h ! -name '*.mod.c' -print0 | sort -z | xargs -0 sha256sum
+	echo "hooks $hooks") | sha256sum)
 if [ "$(cat "$b/.ktgen-src" 2>/dev/null)" != "$sum" ]; then
 	find "$b" -name '*.o' -delete
 	rm -f "$b/.ktgen-src"
@@ -63,7 +67,8 @@ gcov=
 # (the debug kernel's: the KCSAN one, KDEBUG=kcsan, has no gcov)
 [ "${KDEBUG:-}" = 1 ] && gcov=KTGEN_GCOV=1
 log=$b/build.log
-if ! run make -j"$(nproc)" -C "$hdrs" M="$ib" ${CC:+CC=$CC} W=1 KTGEN_VERSION="$version" $gcov modules >"$log" 2>&1; then
+if ! run make -j"$(nproc)" -C "$hdrs" M="$ib" ${CC:+CC=$CC} W=1 KTGEN_VERSION="$version" \
+	KTGEN_TEST_HOOKS="$hooks" $gcov modules >"$log" 2>&1; then
 	cat "$log" >&2
 	exit 1
 fi

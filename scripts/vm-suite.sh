@@ -58,7 +58,7 @@ boot=$here/vm-run.sh cli=$top/tools/build/san/ktgen
 # plain, ~300 calls a turn), and the stock lane runs every case under the
 # sanitized CLI in its own turns.
 [ -n "${KDEBUG:-}" ] && [ -z "${UML:-}" ] && cli=$top/tools/ktgen
-ko=$("$here/build-module.sh" "$kenv")
+ko=$(KTGEN_TEST_HOOKS=1 "$here/build-module.sh" "$kenv")
 # The KCSAN lane's positive control (kcsan_control): a module with a
 # seeded data race, built against the lane's kernel as ktgen.ko is (W=1,
 # warning-free).

@@ -146,6 +146,19 @@ static int pmu_nest_index(const struct nlattr *nest, const struct nlattr **st)
 	return -1;
 }
 
+/* The module counted the group's events and did not give them to us. */
+bool pmu_withheld(const struct nlattr *group)
+{
+	const struct nlattr *a;
+
+	if (!group)
+		return false;
+	mnl_attr_for_each_nested(a, group)
+		if (mnl_attr_get_type(a) == KTGEN_A_CPU_STATS_EVENTS_WITHHELD)
+			return true;
+	return false;
+}
+
 bool pmu_has_events(const struct nlattr *group)
 {
 	const struct nlattr *nest;

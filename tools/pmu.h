@@ -22,6 +22,11 @@ int pmu_parse_events(const char *s, uint32_t *events);
 /* The asked events in JSON (an array of names) and text (" events a,b"). */
 void pmu_print_asked(const struct nlattr *attr);
 
+/* A cpu-stats group whose events the module counted and withheld from this
+ * reader (no CAP_PERFMON nor CAP_SYS_ADMIN, or a run-done).
+ */
+bool pmu_withheld(const struct nlattr *group);
+
 /*
  * "  pmu run: cycles 1234 (1.21/KB, 77.0/msg)  instructions absent (ENOENT)":
  * the event nests of a cpu-stats group, with the bytes and messages its

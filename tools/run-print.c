@@ -140,6 +140,7 @@ static const enum mnl_attr_data_type cpu_stats_types[KTGEN_A_CPU_STATS_MAX + 1] 
 	[KTGEN_A_CPU_STATS_CYCLES]	= MNL_TYPE_U64,
 	[KTGEN_A_CPU_STATS_ESTIMATED]	= MNL_TYPE_FLAG,
 	/* event: repeated, walked by pmu.c */
+	[KTGEN_A_CPU_STATS_EVENTS_WITHHELD]	= MNL_TYPE_FLAG,
 };
 
 static const char * const cpu_method_names[] = {
@@ -500,8 +501,8 @@ static void print_run_cpu(const struct nlattr **tb, uint64_t ns)
 		print_text("  (software event standing in: cycles are ns)");
 	print_text("\n");
 	if (!pmu_has_events(tb[KTGEN_A_RUN_CPU_RUN])) {
-		/* asked for, counted, and not given to this reader */
-		if (tb[KTGEN_A_RUN_EVENTS] && get_u32(st[KTGEN_A_CPU_STATS_CPUS], 0)) {
+		/* counted, and not given to this reader */
+		if (pmu_withheld(tb[KTGEN_A_RUN_CPU_RUN])) {
 			print_open_object("pmu");
 			print_bool(PRINT_JSON, "withheld", NULL, true);
 			print_text("  pmu withheld: reading events needs CAP_PERFMON or CAP_SYS_ADMIN\n");

@@ -19,6 +19,7 @@
 #include "ktgen.h"
 #include "nl.h"
 #include "peer.h"
+#include "pmu.h"
 #include "print.h"
 #include "run.h"
 #include "show.h"
@@ -54,6 +55,7 @@ static int run_wait_msg(const struct nlmsghdr *nlh, struct run_wait *w, bool ntf
 	if (!w->final)
 		return MNL_CB_ERROR;
 	memcpy(w->final, nlh, nlh->nlmsg_len);
+	w->final_ntf = ntf;
 	w->state = state;
 	w->done = true;
 	return MNL_CB_STOP;
@@ -156,19 +158,22 @@ static int run_reread_cb(const struct nlmsghdr *nlh, void *data)
 	memcpy(final, nlh, nlh->nlmsg_len);
 	free(w->final);
 	w->final = final;
+	w->final_ntf = false;
 	return MNL_CB_OK;
 }
 
 /* PMU event counts never ride the events group (the module gives them
- * only to a reader who may see them): a run that asked for some is read
- * once more when its run-done came.
+ * only to a reader who may see them, and marks them withheld): a result
+ * from run-done without them is read once more.
  */
 static int run_reread_events(struct nl_ctx *ctx, struct run_wait *w)
 {
 	const struct nlattr *tb[KTGEN_A_RUN_MAX + 1];
 
+	if (!w->final_ntf)
+		return 0;
 	parse_run(w->final, tb);
-	if (!tb[KTGEN_A_RUN_EVENTS])
+	if (!pmu_withheld(tb[KTGEN_A_RUN_CPU_RUN]))
 		return 0;
 	return run_request(ctx, KTGEN_CMD_RUN_GET, false, w->id, run_reread_cb, w);
 }

@@ -55,6 +55,7 @@ struct run_wait {
 	struct ctr_set		delta;		/* and their change at the end */
 	bool			rr;		/* tcp_rr, udp_rr: intervals in trans/s */
 	struct nlmsghdr		*final;		/* the result, printed after the wait */
+	bool			final_ntf;	/* from run-done, not run-get */
 	struct flow_stat	*flows;		/* each flow's, read at the end */
 	size_t			nflows;
 	const struct knob_list	*knobs;		/* applied for the run */

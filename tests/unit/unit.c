@@ -1350,6 +1350,48 @@ static void test_pmu_print(void)
 	CHECK(strstr(out, "\"cycles\":{\"stand_in\":\"cpu-clock\",\"enabled_ns\":1000000000"));
 }
 
+/* The events counted and withheld from this reader: the module's flag in
+ * each group, no event nest. Said so, never an empty pmu line nor 0s.
+ */
+static void test_pmu_withheld(void)
+{
+	const char *out;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	char buf[2048];
+	int g, json;
+
+	for (json = 0; json < 2; json++) {
+		nlh = genl_msg(buf, KTGEN_CMD_RUN_GET);
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_ID, 7);
+		mnl_attr_put_u32(nlh, KTGEN_A_RUN_EVENTS, KTGEN_CPU_EVENT_CYCLES);
+		mnl_attr_put_u64(nlh, KTGEN_A_RUN_DURATION_NS, 1000000000);
+		for (g = 0; g < 2; g++) {
+			nest = mnl_attr_nest_start(nlh, g ? KTGEN_A_RUN_CPU_OTHER :
+							    KTGEN_A_RUN_CPU_RUN);
+			mnl_attr_put_u32(nlh, KTGEN_A_CPU_STATS_METHOD, KTGEN_CPU_METHOD_BUSY_TIME);
+			mnl_attr_put_u32(nlh, KTGEN_A_CPU_STATS_CPUS, 1);
+			mnl_attr_put_u64(nlh, KTGEN_A_CPU_STATS_BUSY_NS, 500000000);
+			mnl_attr_put(nlh, KTGEN_A_CPU_STATS_EVENTS_WITHHELD, 0, NULL);
+			mnl_attr_nest_end(nlh, nest);
+		}
+		capture_start(json, false);
+		run_print_cb(nlh, NULL);
+		out = capture_end();
+		if (json) {
+			CHECK(strstr(out, "\"pmu\":{\"withheld\":true}"));
+		} else {
+			CHECK(strstr(out, "\n  pmu withheld: reading events needs CAP_PERFMON or "
+					  "CAP_SYS_ADMIN\n"));
+			CHECK(!strstr(out, "pmu run"));
+		}
+	}
+	/* counted and given: no withheld word */
+	capture_start(false, false);
+	run_print_cb(pmu_run(buf, false), NULL);
+	CHECK(!strstr(capture_end(), "withheld"));
+}
+
 /* The events word, and the metrics the events make. */
 static void test_pmu_words(void)
 {
@@ -1460,6 +1502,7 @@ static const struct {
 	{ "rx_path_print", test_rx_path },
 	{ "ab_rx_path_same", test_rx_path_same },
 	{ "pmu_print", test_pmu_print },
+	{ "pmu_withheld", test_pmu_withheld },
 	{ "pmu_words", test_pmu_words },
 	{ "cpu_event_scale", test_cpu_scale },
 };

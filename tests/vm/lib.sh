@@ -189,6 +189,17 @@ load_module()
 	nic_loaded || insmod "$KTGEN_NIC_KO"
 }
 
+# test_hook NAME VALUE: set one of the module's test hooks (kmod/debug.h),
+# under debugfs; the lanes' module has them (KTGEN_TEST_HOOKS=1), a
+# production build none.
+test_hook()
+{
+	local f=/sys/kernel/debug/ktgen/$1
+
+	[ -w "$f" ] || fail "no test hook $1 (a module built without KTGEN_TEST_HOOKS=1?)"
+	echo "$2" >"$f" || fail "test hook $1: $2 refused"
+}
+
 # unload_module: both modules; fails as rmmod does for the first that
 # cannot go.
 unload_module()

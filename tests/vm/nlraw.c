@@ -36,10 +36,11 @@
  *   wait-runs SECS    poll until no run is running or stopping, then print
  *                     "run ID STATE ERRNO" for each (exit 1 if SECS passed)
  *   listen            join the events group (before the request whose
- *                     notifications are awaited)
+ *                     notifications are awaited), and print "listening"
  *   events SECS       print each notification ("event run-done ID",
  *                     "event run-interval ID", " pmu" added where a CPU
- *                     group carries event counts) and each receive that failed
+ *                     group carries event counts, " withheld" where the
+ *                     run's says they were withheld) and each receive that failed
  *                     ("events lost: ERROR", a notification the kernel could
  *                     not send) until a run-done or a loss (exit 1 if SECS
  *                     passed first)
@@ -234,15 +235,15 @@ static int run_state_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* A CPU group's nest carries PMU event counts. */
-static bool has_pmu_counts(const struct nlattr *group)
+/* A CPU group's nest carries an attribute of @type. */
+static bool group_has(const struct nlattr *group, uint16_t type)
 {
 	const struct nlattr *a;
 
 	if (!group)
 		return false;
 	mnl_attr_for_each_nested(a, group)
-		if (mnl_attr_get_type(a) == KTGEN_A_CPU_STATS_EVENT)
+		if (mnl_attr_get_type(a) == type)
 			return true;
 	return false;
 }
@@ -257,11 +258,13 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 	mnl_attr_for_each(a, nlh, GENL_HDRLEN)
 		if (mnl_attr_get_type(a) <= KTGEN_A_RUN_MAX)
 			tb[mnl_attr_get_type(a)] = a;
-	printf("event %s %u%s\n", cmd == KTGEN_CMD_RUN_DONE ? "run-done" :
+	printf("event %s %u%s%s\n", cmd == KTGEN_CMD_RUN_DONE ? "run-done" :
 	       cmd == KTGEN_CMD_RUN_INTERVAL ? "run-interval" : "other",
 	       tb[KTGEN_A_RUN_ID] ? mnl_attr_get_u32(tb[KTGEN_A_RUN_ID]) : 0,
-	       has_pmu_counts(tb[KTGEN_A_RUN_CPU_RUN]) ||
-	       has_pmu_counts(tb[KTGEN_A_RUN_CPU_OTHER]) ? " pmu" : "");
+	       (group_has(tb[KTGEN_A_RUN_CPU_RUN], KTGEN_A_CPU_STATS_EVENT) ||
+		group_has(tb[KTGEN_A_RUN_CPU_OTHER], KTGEN_A_CPU_STATS_EVENT)) ? " pmu" : "",
+	       group_has(tb[KTGEN_A_RUN_CPU_RUN], KTGEN_A_CPU_STATS_EVENTS_WITHHELD) ?
+	       " withheld" : "");
 	*done |= cmd == KTGEN_CMD_RUN_DONE;
 	return MNL_CB_OK;
 }
@@ -347,8 +350,13 @@ static int action(struct nl_ctx *ctx, char **argv, unsigned int n)
 		fprintf(stderr, "nlraw: runs still going after %llu s\n", (unsigned long long)v);
 		return EXIT_FAIL;
 	}
-	if (!strcmp(argv[0], "listen") && n == 1)
-		return nl_join_events(ctx) ? EXIT_FAIL : EXIT_OK;
+	if (!strcmp(argv[0], "listen") && n == 1) {
+		if (nl_join_events(ctx))
+			return EXIT_FAIL;
+		printf("listening\n");
+		fflush(stdout);
+		return EXIT_OK;
+	}
 	if (!strcmp(argv[0], "events") && n == 2 && ctx->ev_sock && !parse_u64(argv[1], &v))
 		return events(ctx, v);
 	if (!strcmp(argv[0], "listen") || !strcmp(argv[0], "events") ||

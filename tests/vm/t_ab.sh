@@ -2,11 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Verdicts: ab flags a calibrated slowdown injected by the module's test
-# hook (test_send_delay_ns) and exits 1, bisect maps it, A/A does not
+# hook (send_delay_ns, kmod/debug.h) and exits 1, bisect maps it, A/A does not
 # regress, diff agrees with ab on the same samples and keeps a baseline's
 # sessions, run ... repeat summarizes and confidence stops early.
 
-AB_PARAM=/sys/module/ktgen/parameters/test_send_delay_ns
+# (its pre and post commands run in a namespace whose /sys is its own, as
+# ip netns exec mounts it: the hook is reached through init's root)
+AB_PARAM=/proc/1/root/sys/kernel/debug/ktgen/send_delay_ns
 
 # plot_check DOC PREFIX: scripts/ktgen-plot renders DOC as PREFIX.png and
 # PREFIX.svg.

@@ -403,7 +403,7 @@ case_add udp_gso t_udp_gso 120 smoke
 t_verify_detects()
 {
 	load_module
-	echo 100 >/sys/module/ktgen/parameters/test_flip_byte
+	test_hook flip_byte 100
 	$KTGEN sink add tcp port 5300 rx verify >/dev/null
 	$KTGEN -j run tcp_stream to 127.0.0.1 port 5300 bytes 1M buffer 64K |
 		json_check "d['rx']['verify_errors'] == 16 and
@@ -411,7 +411,7 @@ t_verify_detects()
 	$KTGEN sink add udp port 5301 rx verify >/dev/null
 	$KTGEN -j run udp_stream to 127.0.0.1 port 5301 msgs 100 size 1056 buffer 64K |
 		json_check "d['rx']['verify_errors'] > 0"
-	echo -1 >/sys/module/ktgen/parameters/test_flip_byte
+	test_hook flip_byte -1
 	$KTGEN -j run tcp_stream to 127.0.0.1 port 5300 bytes 1M buffer 64K |
 		json_check "d['rx']['verify_errors'] == 0"
 }

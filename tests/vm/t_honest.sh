@@ -68,14 +68,15 @@ case_add connect_fails t_connect_fails 240
 # the sink's side sends, once data flows): its drain waits for acks that
 # never come. It fails, ETIMEDOUT on its flow, acked short of what it
 # sent; before, it was done (exit 0) with the last bytes never acked.
-# The drain gives up after 2 s here (test_drain_timeout_ms), not 30: the
+# The drain gives up after 2 s here (the test hook drain_timeout_ms), not 30: the
 # same deadline's path, not its length. ("nodebug": a verdict's wait, not
 # a path a sanitizer would see anew.)
 t_drain_unacked_fails()
 {
 	local doc pid rc=0
 
-	load_module test_drain_timeout_ms=2000
+	load_module
+	test_hook drain_timeout_ms 2000
 	veth_pair
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 7003 rx discard >/dev/null
 	doc=$(mktemp)
@@ -241,7 +242,8 @@ t_del_during_done()
 	local delay=5000 t0 t1 id
 
 	[ "$KTGEN_TIME_SCALE" -gt 1 ] && delay=10000
-	load_module test_done_delay_ms=$delay
+	load_module
+	test_hook done_delay_ms $delay
 	$KTGEN sink add tcp port 6430 rx discard >/dev/null
 	# attached: it returns on the run-done notification, sent before the delay
 	id=$($KTGEN run tcp_stream to 127.0.0.1 port 6430 bytes 1M | sed -n 's/^run \([0-9]*\) .*/\1/p')
@@ -253,7 +255,7 @@ t_del_during_done()
 	! done_work_running || fail "run del returned while the done work still held the run"
 	$KTGEN -j run show | json_check "d == []"
 	# Nothing broke: another run, and the unload.
-	echo 0 >/sys/module/ktgen/parameters/test_done_delay_ms
+	test_hook done_delay_ms 0
 	$KTGEN run tcp_stream to 127.0.0.1 port 6430 bytes 1M | grep -q ": done in" || fail "next run"
 	$KTGEN run del all
 	$KTGEN sink del all

@@ -32,7 +32,8 @@ t_life_build_unlocked()
 	local size pid t0 t1 ms listed
 
 	reduced && size=256M || size=512M
-	load_module test_build_delay_ms=$(( $(scaled 5) * 1000 ))
+	load_module
+	test_hook build_delay_ms $(( $(scaled 5) * 1000 ))
 	# more than a small guest's default budget (a quarter of its memory)
 	$KTGEN config set budget 1G
 	$KTGEN sink add tcp port 7000 rx discard >/dev/null
@@ -388,7 +389,7 @@ case_add life_dev_gone t_life_dev_gone 300
 # events absent (ENODEV) and its cycles by busy time, never a count of
 # part of the window; the other CPUs' events are counted. A CPU that goes
 # offline after the request was checked and before its worker was bound
-# (test_start_delay_ms holds the run between its workers' starts) fails
+# (the test hook start_delay_ms holds the run between its workers' starts) fails
 # the run with ENODEV at that flow: before, the worker ran wherever the
 # scheduler fell back to, and the run said it had CPU 1.
 t_life_cpu_offline()
@@ -418,13 +419,15 @@ t_life_cpu_offline()
 	! pgrep '^ktgen/' >/dev/null || fail "threads left: $(pgrep -l '^ktgen/')"
 	[ "$(buffer_used)" = 0 ] || fail "$(buffer_used) bytes left charged"
 	$KTGEN sink add tcp port 7004 rx verify cpus 0 >/dev/null
-	echo 2000 >/sys/module/ktgen/parameters/test_start_delay_ms
+	test_hook start_delay_ms $(( $(scaled 3) * 1000 ))
 	$KTGEN -j run tcp_stream to 127.0.0.1 port 7004 cpus 0,1 flows 2 time 1 >"$doc" &
-	sleep 1
+	# published (its CPUs checked) before its first worker starts
+	slowwait "$(scaled 10)" bash -c "$KTGEN -j run show | grep -q '\"id\"'" ||
+		fail "the run was not listed"
 	echo 0 >$cpu
 	wait $! && { echo 1 >$cpu; fail "a run on an offline CPU: $(cat "$doc")"; }
 	echo 1 >$cpu
-	echo 0 >/sys/module/ktgen/parameters/test_start_delay_ms
+	test_hook start_delay_ms 0
 	json_check "d['state'] == 'failed' and d['errno'] == 19 and d['error_flow'] == 1" <"$doc" ||
 		fail "the run whose CPU went before its worker: $(cat "$doc")"
 	$KTGEN run del all
@@ -501,7 +504,7 @@ time.sleep(600)
 # module's, was freed while the work still released sockets in it (a
 # use-after-free KASAN reports on the debug kernel; silent on a stock
 # one). Rounds 3 and 4 hold the work in that window (the test hook
-# test_owner_delay_ms: 3 s between taking the sink out of its table and
+# the test hook owner_delay_ms: 3 s between taking the sink out of its table and
 # tearing it down), so that the namespace's exit or rmmod surely comes
 # inside it; rounds 1 and 2 race freely. Each round: no report (run.sh
 # reads the log), no thread left, nothing charged. It is the debug
@@ -512,7 +515,7 @@ t_life_rx_user_race()
 
 	for i in 1 2 3 4; do
 		load_module
-		[ $i -le 2 ] || echo 3000 >/sys/module/ktgen/parameters/test_owner_delay_ms
+		[ $i -le 2 ] || test_hook owner_delay_ms 3000
 		ns=$(netns_add "race$i")
 		ip netns exec "$ns" $KTGEN sink add tcp port 7040 rx user idle-ms 600000 \
 			>/dev/null &
@@ -541,7 +544,7 @@ t_life_rx_user_race()
 				sed -n 's/.*\"buffer_used\": *\([0-9]*\).*/\1/p')\" = 0 ]" ||
 				fail "round $i: $(buffer_used) bytes left charged"
 		fi
-		module_loaded && echo 0 >/sys/module/ktgen/parameters/test_owner_delay_ms
+		module_loaded && test_hook owner_delay_ms 0
 		log "round $i: $(( i % 2 ? 0 : 1 )) rmmod$([ $i -le 2 ] || echo ", the owner work held 3 s"), sink and namespace gone"
 	done
 	rm -f "$out"
@@ -679,7 +682,8 @@ t_life_worker_race()
 {
 	local i
 
-	load_module test_start_delay_ms=300
+	load_module
+	test_hook start_delay_ms 300
 	$KTGEN sink add udp port 7010 rx discard >/dev/null
 	for i in 1 2 3; do
 		$KTGEN run udp_stream to 127.0.0.1 port 7010 size 64 msgs 2 >/dev/null ||
@@ -706,7 +710,8 @@ t_life_new_ref()
 	local delay pid base used
 
 	delay=$(( $(scaled 10) < 30 ? $(scaled 10) : 30 ))
-	load_module test_start_delay_ms=$((delay * 1000))
+	load_module
+	test_hook start_delay_ms $((delay * 1000))
 	$KTGEN sink add udp port 7011 rx discard >/dev/null
 	base=$(buffer_used)
 	# RUN_NEW runs in the CLI's send: it returns when the starter does
@@ -725,7 +730,7 @@ t_life_new_ref()
 	wait $pid || :
 	[ "$(buffer_used)" = "$base" ] ||
 		fail "$(( $(buffer_used) - base )) bytes left charged once RUN_NEW returned"
-	echo 0 >/sys/module/ktgen/parameters/test_start_delay_ms
+	test_hook start_delay_ms 0
 	$KTGEN sink del all
 }
 case_add life_new_ref t_life_new_ref 120 nodebug
@@ -753,7 +758,7 @@ t_life_dev_gone_readers()
 		/usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 	slowwait "$(scaled 60)" bash -c "ip netns exec $NS_A $KTGEN -j run show $id |
 		grep -Eq '\"transactions\": *[1-9]'" || fail "no transaction in $(scaled 60) s"
-	echo $((hold * 1000)) >/sys/module/ktgen/parameters/test_fill_delay_ms
+	test_hook fill_delay_ms $((hold * 1000))
 	reqs="run-get"
 	for i in 1 2 3 4 5 6 7; do
 		reqs+=" -- flow-get 1:u32:$id -- run-get"
@@ -769,7 +774,7 @@ t_life_dev_gone_readers()
 	t0=$(date +%s%N)
 	ip -n "$NS_A" link del ktg0
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-	echo 0 >/sys/module/ktgen/parameters/test_fill_delay_ms
+	test_hook fill_delay_ms 0
 	log "ip link del took $ms ms beside 4 readers held $hold s each"
 	kill "${pids[@]}" 2>/dev/null || :
 	wait "${pids[@]}" 2>/dev/null || :

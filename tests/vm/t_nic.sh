@@ -68,6 +68,31 @@ nic_stats()
 	printf '%s"_": 0}\n' "$out"
 }
 
+# nic_counter NS DEV NAME: one counter of ethtool -S (0 when absent).
+nic_counter()
+{
+	local name val
+
+	while read -r name val; do
+		[ "$name" = "$3:" ] && { echo "$val"; return; }
+	done <<<"$(ip netns exec "$1" ethtool -S "$2")"
+	echo 0
+}
+
+# nic_counter_moves NS DEV NAME SECS: wait until that counter moves
+# (bounded); false if it did not.
+nic_counter_moves()
+{
+	local from deadline
+
+	from=$(nic_counter "$1" "$2" "$3")
+	deadline=$((SECONDS + $4))
+	while [ "$(nic_counter "$1" "$2" "$3")" = "$from" ]; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.05
+	done
+}
+
 # nic_delta_check A0 A1 B0 B1 EXPR: EXPR over a (ktn0's deltas) and b
 # (ktn1's) must hold; on failure both are printed.
 nic_delta_check()
@@ -370,13 +395,15 @@ t_nic_toggle()
 	ip netns exec "$NS_B" $KTGEN sink add tcp port 5210 rx verify >/dev/null
 	ip netns exec "$NS_B" $KTGEN sink add udp port 5211 rx verify >/dev/null
 	b0=$(nic_stats "$NS_B" ktn1)
+	# each setting held until a frame came in its style (bounded: a slow
+	# guest's toggles must not miss one)
 	(
 		while :; do
-			for flags in "legacy-rx on" "legacy-rx off rx-frags on" \
-				     "rx-frags off dma-nocache on" "dma-nocache off"; do
+			for flags in "legacy-rx on:rx_split" "legacy-rx off rx-frags on:rx_frags" \
+				     "rx-frags off dma-nocache on:rx_built" "dma-nocache off:rx_built"; do
 				# shellcheck disable=SC2086
-				ip netns exec "$NS_B" ethtool --set-priv-flags ktn1 $flags
-				sleep 0.1
+				ip netns exec "$NS_B" ethtool --set-priv-flags ktn1 ${flags%:*}
+				nic_counter_moves "$NS_B" ktn1 "${flags#*:}" 2 || :
 			done
 		done
 	) &
