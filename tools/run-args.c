@@ -371,7 +371,7 @@ int run_parse(struct run_args *a, int test, int argc, char **argv)
 
 /*
  * What the kernel would refuse of a run's words (its policy's ranges and
- * the combinations kmod/netlink.c checks), for a job (ab, sweep, run ...
+ * the combinations kmod/nl-run.c checks), for a job (ab, sweep, run ...
  * repeat) to find before its first run, naming the keyword. A plain run
  * leaves this to the kernel, whose message names the attribute.
  */
