@@ -7,7 +7,6 @@
 
 #include <linux/gfp.h>
 #include <linux/mm.h>
-#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -100,8 +99,11 @@ int ktg_pages_alloc(struct ktg_pages *r, u32 npages, bool pattern)
 		cond_resched();
 	}
 	flip = ktg_test_hook(flip_byte);
-	if (flip >= 0 && flip < (npages << PAGE_SHIFT))
-		((u8 *)page_address(r->pages[flip >> PAGE_SHIFT]))[flip & ~PAGE_MASK] ^= 0xff;
+	if (flip >= 0 && flip < (npages << PAGE_SHIFT)) {
+		u8 *p = page_address(r->pages[flip >> PAGE_SHIFT]);
+
+		p[flip & ~PAGE_MASK] ^= 0xff;
+	}
 	return 0;
 }
 

@@ -10,7 +10,9 @@
 
 #include "debug.h"
 
-struct ktg_test_hooks ktg_test = KTG_TEST_HOOKS_OFF;
+struct ktg_test_hooks ktg_test __read_mostly = KTG_TEST_HOOKS_OFF;
+
+MODULE_INFO(test_hooks, "Y");
 
 static struct dentry *ktg_debug_dir;
 
@@ -54,6 +56,7 @@ void ktg_debug_init(void)
 {
 	struct dentry *d = debugfs_create_dir("ktgen", NULL);
 
+	pr_info("test hooks built in (debugfs ktgen/): a test build, not for use\n");
 	ktg_debug_dir = d;
 	debugfs_create_file("flip_byte", 0600, d, NULL, &ktg_flip_byte_fops);
 	debugfs_create_u32("drain_timeout_ms", 0600, d, &ktg_test.drain_timeout_ms);

@@ -2,11 +2,11 @@
 /*
  * Test hooks, each 0 (flip_byte -1) when off: delays and faults that let
  * the VM tests hold the module in a window a slow machine would open, or
- * corrupt what a check must find. They are built only into the test
- * lanes' module (Kbuild's KTGEN_TEST_HOOKS=1, scripts/build-module.sh) and
- * set under debugfs, ktgen/<name> (debug.c, netdevsim's way); a
- * production build has none, and every hook reads as its "off" value, a
- * constant the compiler folds away.
+ * corrupt what a check must find. They are built only with
+ * KTGEN_TEST_HOOKS=1 on make's command line (the test lanes' build) and set
+ * under debugfs, ktgen/<name>, as netdevsim's knobs are; a production build
+ * has none, and every hook reads as its "off" value (a compound literal's
+ * member: folded away, though not an integer constant expression).
  */
 #ifndef _KTG_DEBUG_H
 #define _KTG_DEBUG_H

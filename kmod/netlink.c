@@ -7,7 +7,6 @@
  * include/uapi/linux/ktgen.yaml is the contract; the policies (policy.c)
  * follow its checks.
  */
-#include <linux/moduleparam.h>
 #include <linux/uaccess.h>
 #include <net/genetlink.h>
 #include <linux/ktgen.h>

@@ -6,7 +6,6 @@
  */
 #include <linux/delay.h>
 #include <linux/kthread.h>
-#include <linux/moduleparam.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/random.h>

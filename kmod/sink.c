@@ -12,7 +12,6 @@
  * the payload checks they share, rx.c.
  */
 #include <linux/delay.h>
-#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>

@@ -26,10 +26,15 @@ CACHE=${KTGEN_CACHE:-$HOME/.cache/ktgen}
 if [ -n "${KARCH:-}" ]; then
 	export ARCH=$KARCH SUBARCH=x86_64
 fi
+# a build with the test hooks has its own tree: a lane's and a bench's
+# module, built side by side, never share objects or a .ko
+hooks=${KTGEN_TEST_HOOKS:-0}
+sfx=
+[ "$hooks" = 1 ] && sfx=-hooks
 case $KSUITE in
 trixie|sid)
 	croot=$("$here/build-chroot.sh" "$KSUITE" "$1")
-	ib=/build/$KSUITE-$KABI			# the tree, seen from the build
+	ib=/build/$KSUITE-$KABI$sfx		# the tree, seen from the build
 	b=$croot$ib				# the tree, seen from the host
 	hdrs=/usr/src/linux-headers-$KVER
 	run() { "$here/build-chroot.sh" --exec "$KSUITE" "$@"; }
@@ -39,7 +44,7 @@ bullseye)
 	export CC=gcc
 	;&
 *)
-	ib=$CACHE/build/$KSUITE-$KABI
+	ib=$CACHE/build/$KSUITE-$KABI$sfx
 	b=$ib
 	hdrs=$KDIR
 	run() { "$@"; }
@@ -53,7 +58,6 @@ rsync -a --delete --exclude compat-gen.h --exclude '*.o' --exclude '*.ko' \
 cp "$here/compat-probe.sh" "$b/scripts/"
 # make goes by mtimes, and another tree (a CI clone) may have built here
 # from older sources with newer objects: objects of other sources go.
-hooks=${KTGEN_TEST_HOOKS:-0}
 sum=$( (cd "$b" && find Kbuild kmod include -type f \( -name '*.[ch]' -o -name Kbuild \) \
 	! -name compat-gen.h ! -name '*.mod.c' -print0 | sort -z | xargs -0 sha256sum
 	echo "hooks $hooks") | sha256sum)

@@ -196,7 +196,10 @@ test_hook()
 {
 	local f=/sys/kernel/debug/ktgen/$1
 
-	[ -w "$f" ] || fail "no test hook $1 (a module built without KTGEN_TEST_HOOKS=1?)"
+	mountpoint -q /sys/kernel/debug || fail "test hook $1: debugfs is not mounted"
+	[ -d /sys/kernel/debug/ktgen ] ||
+		fail "test hook $1: no ktgen/ under debugfs (a module built without KTGEN_TEST_HOOKS=1?)"
+	[ -w "$f" ] || fail "no test hook $1"
 	echo "$2" >"$f" || fail "test hook $1: $2 refused"
 }
 
