@@ -19,11 +19,6 @@
 #include "sink.h"
 #include "stats.h"
 
-/* The family's multicast groups, by their offset in ktg_nl_mcgrps[]. */
-enum {
-	KTG_NL_GRP_EVENTS,
-};
-
 /* --- encodings shared by sinks and runs --- */
 
 /* @lost: the loss a same-host sender computed, or U64_MAX for the sink's. */

@@ -34,6 +34,11 @@ void ktg_nl_notify_run_interval(struct ktg_run *run);
 
 extern struct genl_family ktg_nl_family;
 
+/* The family's multicast groups, by their offset in ktg_nl_mcgrps[]. */
+enum {
+	KTG_NL_GRP_EVENTS,
+};
+
 /* netlink.c: the encodings and request checks of sinks and runs */
 int ktg_rx_stats_fill(struct sk_buff *msg, int attr, struct ktg_rx_stats *rx, u64 lost);
 int ktg_addr_put(struct sk_buff *msg, int attr, const struct sockaddr_storage *ss);

@@ -563,7 +563,7 @@ void ktg_nl_notify_run_done(struct ktg_run *run)
 		nlmsg_free(msg);
 		goto lost;
 	}
-	genlmsg_multicast_netns(&ktg_nl_family, kn->net, msg, 0, 0, GFP_KERNEL);
+	genlmsg_multicast_netns(&ktg_nl_family, kn->net, msg, 0, KTG_NL_GRP_EVENTS, GFP_KERNEL);
 	return;
 lost:
 	ktg_nl_notify_lost(kn->net);
@@ -588,7 +588,8 @@ void ktg_nl_notify_run_interval(struct ktg_run *run)
 	}
 	genlmsg_end(msg, hdr);
 	ktg_run_reply_free(&r);
-	genlmsg_multicast_netns(&ktg_nl_family, run->kn->net, msg, 0, 0, GFP_KERNEL);
+	genlmsg_multicast_netns(&ktg_nl_family, run->kn->net, msg, 0, KTG_NL_GRP_EVENTS,
+				GFP_KERNEL);
 	return;
 err_free_reply:
 	ktg_run_reply_free(&r);
