@@ -146,29 +146,28 @@ static int pmu_nest_index(const struct nlattr *nest, const struct nlattr **st)
 	return -1;
 }
 
-/* The module counted the group's events and did not give them to us. */
-bool pmu_withheld(const struct nlattr *group)
+/* A cpu-stats group carries an attribute of @type. */
+static bool pmu_group_has(const struct nlattr *group, uint16_t type)
 {
 	const struct nlattr *a;
 
 	if (!group)
 		return false;
 	mnl_attr_for_each_nested(a, group)
-		if (mnl_attr_get_type(a) == KTGEN_A_CPU_STATS_EVENTS_WITHHELD)
+		if (mnl_attr_get_type(a) == type)
 			return true;
 	return false;
 }
 
+/* The module counted the group's events and did not give them to us. */
+bool pmu_withheld(const struct nlattr *group)
+{
+	return pmu_group_has(group, KTGEN_A_CPU_STATS_EVENTS_WITHHELD);
+}
+
 bool pmu_has_events(const struct nlattr *group)
 {
-	const struct nlattr *nest;
-
-	if (!group)
-		return false;
-	mnl_attr_for_each_nested(nest, group)
-		if (mnl_attr_get_type(nest) == KTGEN_A_CPU_STATS_EVENT)
-			return true;
-	return false;
+	return pmu_group_has(group, KTGEN_A_CPU_STATS_EVENT);
 }
 
 /* "  instructions 1234 (scaled, ran 48.0 %) (1.21/KB, 77.0/msg)", or
