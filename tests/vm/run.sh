@@ -295,6 +295,7 @@ rm -f /tmp/ktgen-san/*
 # a case's log and skip() mark: the same files for every case, emptied
 log=/tmp/ktg-case.log
 mark=/tmp/ktg-case.skip
+ended=/tmp/ktg-case.ended
 
 # since VAR T: VAR = the seconds since $EPOCHREALTIME was T, as S.UUUUUU
 # (no bc, no subshell: a process is dear here)
@@ -346,12 +347,22 @@ for c in "${sel[@]}"; do
 	fi
 	echo "ktgen-test: begin $c" >"$kmsg"
 	: >"$mark"
+	rm -f "$ended"
 	start=$EPOCHREALTIME
 	KTGEN_SKIP_MARK=$mark \
 	KTGEN_RECORD=${CASE_SMOKE[$c]:+${KTGEN_RECORD:-}} timeout -k 5 $((CASE_TIMEOUT[$c] * KTGEN_TIME_SCALE)) \
-		bash -c 'set -e; . "$1/lib.sh"; for f in "$1"/t_*.sh; do . "$f"; done; pycheck_start; "$2"' \
-		case "$dir" "${CASE_FN[$c]}" >"$log" 2>&1
+		bash -c 'set -e; . "$1/lib.sh"; for f in "$1"/t_*.sh; do . "$f"; done; pycheck_start; "$2"; : >"$3"' \
+		case "$dir" "${CASE_FN[$c]}" "$ended" >"$log" 2>&1
 	rc=$?
+	# A failure says why. One that does not is a command failing under
+	# set -e; one after the case's body returned is its EXIT trap's.
+	if [ $rc != 0 ] && [ $rc != 124 ] && [ $rc != 4 ] && ! grep -q '^FAIL: ' "$log"; then
+		if [ -e "$ended" ]; then
+			echo "FAIL: the case's body passed; its EXIT trap then failed (exit $rc)" >>"$log"
+		else
+			echo "FAIL: exit $rc with no message: a command failed under set -e (its output above)" >>"$log"
+		fi
+	fi
 	since secs "$start"
 	# SKIP is skip()'s status with its mark; 4 without it is a failure
 	# (ktgen's exit code for infrastructure, say)
