@@ -2,7 +2,7 @@
 /*
  * Knobs in files: XPS and RPS (per-queue CPU masks in sysfs), interrupt
  * affinity (/proc/irq/N/smp_affinity_list), busy polling (net.core
- * sysctls). A device in another namespace is seen through the sysfs knobs.c
+ * sysctls), the device's driver's module parameters (e1000e's copybreak). A device in another namespace is seen through the sysfs knobs.c
  * mounts for it.
  */
 #include <dirent.h>
@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -463,6 +464,172 @@ static int sysctl_set(const struct knob *k, const char *val)
 	return err;
 }
 
+/* --- the driver's module parameters: /sys/module/MOD/parameters/NAME --- */
+
+/*
+ * A parameter of the device's driver module that the driver reads while it
+ * runs (e1000e and e1000 read copybreak for every frame received). It is
+ * the module's, not the device's: every device of that driver sees it for
+ * as long as it is set. Its path into @path; -1 after a message.
+ */
+static int param_path(const struct knob *k, char *path, size_t len, char *mod, size_t mlen)
+{
+	char link[PATH_MAX], lpath[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/sys/class/net/%s/device/driver/module", k->ifname);
+	n = readlink(host_path(link, lpath, sizeof(lpath)), link, sizeof(link) - 1);
+	if (n < 0) {
+		fprintf(stderr, "Error: %s: param %s: %s\n", k->ifname, k->name,
+			errno == ENOENT ? "the device has no driver module (a virtual device, or a driver built into the kernel)" :
+			strerror(errno));
+		return -1;
+	}
+	link[n] = 0;
+	base = strrchr(link, '/');
+	base = base ? base + 1 : link;
+	if (!*base || strlen(base) >= mlen || !strcmp(base, "..")) {
+		fprintf(stderr, "Error: %s: param %s: the driver's module link says '%.64s'\n",
+			k->ifname, k->name, link);
+		return -1;
+	}
+	memcpy(mod, base, strlen(base) + 1);
+	snprintf(path, len, "/sys/module/%s/parameters/%s", mod, k->name);
+	return 0;
+}
+
+/* The parameters @mod has, for a message: "a, b, c" (at most @len). */
+static void param_names(const char *mod, char *out, size_t len)
+{
+	char dir[128];
+	struct dirent *e;
+	size_t used = 0;
+	DIR *d;
+
+	*out = 0;
+	snprintf(dir, sizeof(dir), "/sys/module/%s/parameters", mod);
+	d = host_opendir(dir);
+	while (d && (e = readdir(d)) && used < len)
+		if (e->d_name[0] != '.')
+			used += snprintf(out + used, len - used, "%s%s", used ? ", " : "", e->d_name);
+	if (d)
+		closedir(d);
+}
+
+static int param_get(const struct knob *k, char *val, size_t len)
+{
+	char path[192], mod[64], tmp[PATH_MAX], names[256];
+	int err;
+
+	if (param_path(k, path, sizeof(path), mod, sizeof(mod)))
+		return -1;
+	err = read_first_line(host_path(path, tmp, sizeof(tmp)), val, len);
+	if (err == -ENOENT) {
+		param_names(mod, names, sizeof(names));
+		fprintf(stderr, "Error: %s: param %s: %s has no parameter '%s' (%s%s)\n", k->ifname,
+			k->name, mod, k->name, *names ? "it has: " : "it has none", names);
+		return -1;
+	}
+	if (err) {
+		fprintf(stderr, "Error: %s: param %s: %s: %s\n", k->ifname, k->name, path,
+			strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+/* A parameter of mode 0444 is the module's for its life: named as such,
+ * before a run (check) and where one is set, rather than as EACCES.
+ */
+static int param_writable(const struct knob *k, const char *path, const char *mod)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+
+	if (!stat(host_path(path, tmp, sizeof(tmp)), &st) && (st.st_mode & 0222))
+		return 0;
+	fprintf(stderr, "Error: %s: param %s: %s's %s is read-only: it is set when the module loads (modprobe %s %s=...)\n",
+		k->ifname, k->name, mod, k->name, mod, k->name);
+	return -1;
+}
+
+static int param_check(struct knob *k)
+{
+	char path[192], mod[64], val[64];
+
+	if (param_get(k, val, sizeof(val)) ||
+	    param_path(k, path, sizeof(path), mod, sizeof(mod)))
+		return -1;
+	return param_writable(k, path, mod);
+}
+
+static int param_set(const struct knob *k, const char *val)
+{
+	char path[192], mod[64];
+	int fd, err = 0;
+
+	if (param_path(k, path, sizeof(path), mod, sizeof(mod)) ||
+	    param_writable(k, path, mod))
+		return -1;
+	fd = host_open_write(path);
+	if (fd < 0 || write(fd, val, strlen(val)) < 0)
+		err = -1;
+	if (err)
+		fprintf(stderr, "Error: %s: param %s: writing %s to %s: %s\n", k->ifname,
+			k->name, val, path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* A value as a parameter's file takes it: a word of letters, digits and
+ * ".,:+-_" (numbers, Y/N, a list), no path, no newline.
+ */
+static int want_param(struct knob *k, const char *arg)
+{
+	size_t n = strlen(arg), m = strlen(k->name);
+
+	if (!m || strspn(k->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			 "0123456789_") != m) {
+		usage_error("param: a parameter's name (letters, digits, _), not '%s'", k->name);
+		return -1;
+	}
+	if (!n || n > 64 || strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789.,:+-_") != n) {
+		usage_error("param %s: a value of letters, digits and .,:+-_ (at most 64), not '%s'",
+			    k->name, arg);
+		return -1;
+	}
+	snprintf(k->want, sizeof(k->want), "%s", arg);
+	return 0;
+}
+
+/* The parameter reads back as the kernel prints it: a number in decimal,
+ * a bool as Y or N.
+ */
+static bool param_same(const char *want, const char *got)
+{
+	static const char * const yes[] = { "1", "y", "Y", "on", "true" };
+	static const char * const no[] = { "0", "n", "N", "off", "false" };
+	char *e1, *e2;
+	long long a, b;
+	size_t i;
+
+	if (!strcmp(want, got))
+		return true;
+	errno = 0;
+	a = strtoll(want, &e1, 0);
+	b = strtoll(got, &e2, 0);
+	if (!errno && *want && *got && !*e1 && !*e2)
+		return a == b;
+	for (i = 0; i < ARRAY_SIZE(yes); i++)
+		if ((!strcmp(want, yes[i]) && !strcmp(got, "Y")) ||
+		    (!strcmp(want, no[i]) && !strcmp(got, "N")))
+			return true;
+	return false;
+}
+
 /* Resolved, a value lists one entry per queue ("q0 0-1 q1 2") or
  * interrupt ("irq24 0-1 ..."): each asked for must be there.
  */
@@ -485,6 +652,8 @@ const struct knob_type knob_types_sysfs[] = {
 	{ "busy-read",	false,	false,	true,	sysctl_get,	sysctl_set,	want_u32 },
 	{ "irq-affinity", false, false,	false,	irqs_get,	irqs_set,	want_irqs,
 	  .resolve = irqs_resolve, .same = irqs_same },
+	{ "param",	true,	false,	false,	param_get,	param_set,	want_param,
+	  .check = param_check, .same = param_same },
 };
 
 const size_t knob_types_sysfs_n = ARRAY_SIZE(knob_types_sysfs);

@@ -163,7 +163,9 @@ const char knob_usage[] =
 	"      coalesce [rx-usecs N] [rx-frames N] [tx-usecs N] [tx-frames N]\n"
 	"               [adaptive-rx on|off] [adaptive-tx on|off]\n"
 	"      tcp-data-split on|off    busy-poll USECS (net.core.busy_poll, busy_read)\n"
-	"      irq-affinity CPULIST     every interrupt of the device to these CPUs\n";
+	"      irq-affinity CPULIST     every interrupt of the device to these CPUs\n"
+	"      param NAME VALUE         a parameter of the device's driver module\n"
+	"                               (e1000e's copybreak: every device it drives)\n";
 
 static struct knob *knob_add(struct knob_list *l, const char *ifname, const char *netns,
 			     const char *kw, const char *name)
@@ -245,8 +247,14 @@ int knob_parse(struct knob_list *l, const char *ifname, const char *netns,
 		usage_error("%s: needs %s", argv[0], t->named && !name ? "a name and a value" : "a value");
 		return -1;
 	}
-	if (t->named && !name)
+	if (t->named && !name) {
 		name = argv[1];
+		if (strlen(name) >= KNOB_NAME_LEN) {
+			usage_error("%s: a name of at most %d characters, not '%.40s...'", kw,
+				    KNOB_NAME_LEN - 1, name);
+			return -1;
+		}
+	}
 	if (!strcmp(kw, "tunable") && strcmp(name, "rx-copybreak") && strcmp(name, "tx-copybreak")) {
 		usage_error("tunable: rx-copybreak or tx-copybreak, not '%s'", name);
 		return -1;
@@ -500,6 +508,17 @@ int knobs_apply(struct knob_list *l)
 		if (!strcmp(k->before, k->want)) {
 			snprintf(k->after, sizeof(k->after), "%s", k->before);
 			continue;
+		}
+		/* What the kind can refuse before writing is refused here,
+		 * with nothing to put back (dev set checks nothing first).
+		 */
+		if (k->type->check) {
+			err = in_ns(k);
+			if (!err)
+				err = k->type->check(k);
+			ns_home();
+			if (err)
+				goto err_restore;
 		}
 		/* Marked first: a value half taken is put back too. */
 		k->changed = true;

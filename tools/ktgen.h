@@ -78,6 +78,7 @@ const char *format_cpulist(const uint8_t *mask, size_t len, char *buf, size_t si
  */
 #include <dirent.h>
 #include <stdio.h>
+const char *host_path(const char *path, char *buf, size_t len);
 FILE *host_fopen(const char *path);
 int host_read_line(const char *path, char *buf, size_t len);
 int read_first_line(const char *path, char *buf, size_t len);

@@ -24,7 +24,7 @@
  */
 const char *usage_context;
 
-static const char *host_path(const char *path, char *buf, size_t len)
+const char *host_path(const char *path, char *buf, size_t len)
 {
 	const char *root = getenv("KTGEN_SYSROOT");
 

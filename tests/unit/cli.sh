@@ -310,6 +310,51 @@ t irq_affinity_none 1 'veth9: irq-affinity: no interrupts in /sys/class/net/veth
 t irq_affinity_usage 2 "irq-affinity: a CPU list, not 'x'" dev set eth7 irq-affinity x
 unset KTGEN_SYSROOT
 rm -rf "$sysroot"
+# param on a fake host: a parameter of the device's driver module set and
+# read back (the kernel's file prints a number in decimal), one of mode
+# 0444 refused before anything is written and with nothing to put back,
+# an unknown one named with those the module has, a device without a
+# driver module named; names and values that are not a word, refused.
+sysroot=$(mktemp -d)
+pdir=$sysroot/sys/module/e1000e/parameters
+mkdir -p "$sysroot/sys/class/net/eth7/device/driver" "$sysroot/sys/class/net/veth9" "$pdir"
+ln -s ../../../../../module/e1000e "$sysroot/sys/class/net/eth7/device/driver/module"
+echo 256 >"$pdir/copybreak"
+echo 0 >"$pdir/IntMode"
+chmod 0444 "$pdir/IntMode"
+export KTGEN_SYSROOT=$sysroot
+t param_set 0 'knobs: eth7 param copybreak 256 -> 0$' dev set eth7 param copybreak 0
+t param_json 0 '"knob":"param","name":"copybreak","before":"0","after":"0x100","changed":true' \
+	-j dev set eth7 param copybreak 0x100
+n=$((n + 1))
+if [ "$(cat "$pdir/copybreak")" = 0x100 ]; then
+	cases+=("ok $n param_written")
+else
+	cases+=("not ok $n param_written" "# copybreak: $(cat "$pdir/copybreak")")
+	failed=$((failed + 1))
+fi
+t param_read_only 1 "^Error: eth7: param IntMode: e1000e's IntMode is read-only: it is set when the module loads \\(modprobe e1000e IntMode=...\\)$" \
+	dev set eth7 param IntMode 1
+n=$((n + 1))
+out=$("$ktgen" dev set eth7 param copybreak 64 param IntMode 1 2>&1)
+if [ "$(cat "$pdir/IntMode")" = 0 ] && [ "$(cat "$pdir/copybreak")" = 0x100 ] &&
+   [[ $out != *"not put back"* ]]; then
+	cases+=("ok $n param_read_only_nothing_left")
+else
+	cases+=("not ok $n param_read_only_nothing_left"
+		"# IntMode $(cat "$pdir/IntMode"), copybreak $(cat "$pdir/copybreak"): $out")
+	failed=$((failed + 1))
+fi
+t param_unknown 1 "e1000e has no parameter 'nope' \\(it has: .*copybreak" dev set eth7 param nope 1
+t param_no_driver 1 'veth9: param copybreak: the device has no driver module' \
+	dev set veth9 param copybreak 1
+t param_bad_name 2 "param: a parameter's name \\(letters, digits, _\\), not '../copybreak'" \
+	dev set eth7 param ../copybreak 1
+t param_bad_value 2 "param copybreak: a value of letters, digits and .,:\\+-_ \\(at most 64\\), not '1/2'" \
+	dev set eth7 param copybreak 1/2
+t param_long_name 2 'param: a name of at most 31 characters' dev set eth7 param "$(printf 'a%.0s' {1..40})" 1
+unset KTGEN_SYSROOT
+rm -rf "$sysroot"
 
 # Every variant's words, and what the kernel would refuse of them, are
 # checked before the first run (by run's parser): a usage error, 2, or 128

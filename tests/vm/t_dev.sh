@@ -139,7 +139,7 @@ t_dev_knobs()
 	# in the same command goes back.
 	fixed=$(ip netns exec "$NS_A" $KTGEN -j dev show ktn0 | json_value '
 		next(n for n, v in d["features"].items() if v["fixed"] and not v["active"])')
-	expect_fail 1 "ktn0: feature $fixed: set to on, the device kept off \\(a fixed feature\\)" \
+	expect_fail 1 "ktn0: feature $fixed is fixed off: the device cannot change it" \
 		ip netns exec "$NS_A" $KTGEN dev set ktn0 feature tx-nocache-copy on feature "$fixed" on
 	[ "$(ip netns exec "$NS_A" sh -c "$(ethtool_feature ktn0 tx-nocache-copy)")" = off ] ||
 		fail "tx-nocache-copy not put back after the refusal"
