@@ -349,9 +349,18 @@ static int tunable_ioctl(const struct knob *k, uint32_t cmd, uint32_t *v)
 		return -1;
 	err = ioctl(fd, SIOCETHTOOL, &ifr);
 	if (err) {
-		fprintf(stderr, "Error: %s: tunable %s: %s\n", k->ifname, k->name,
-			errno == EOPNOTSUPP ? "the driver has no such tunable" :
-			strerror(errno));
+		char path[128], tmp[PATH_MAX];
+		int e = errno;
+		bool param;
+
+		/* e1000e and e1000: a module parameter instead */
+		snprintf(path, sizeof(path),
+			 "/sys/class/net/%s/device/driver/module/parameters/copybreak", k->ifname);
+		param = e == EOPNOTSUPP && !strcmp(k->name, "rx-copybreak") &&
+			!access(host_path(path, tmp, sizeof(tmp)), F_OK);
+		fprintf(stderr, "Error: %s: tunable %s: %s%s\n", k->ifname, k->name,
+			e == EOPNOTSUPP ? "the driver has no such tunable" : strerror(e),
+			param ? " (its module's parameter is one: knob param copybreak BYTES)" : "");
 	}
 	close(fd);
 	*v = req.v;

@@ -144,7 +144,8 @@ case_add drv_legacy_rx t_drv_legacy_rx 180 driver
 # (frames shorter are copied into a fresh skb, the buffer kept): set for a
 # run of 64-byte datagrams, by 0 and by 0x40 (the kernel's file reads 64:
 # the knob takes it as the same number), every datagram accounted for, the
-# parameter put back. virtio_net's csum is read-only (mode 0444): refused
+# parameter put back; the rx-copybreak tunable it lacks points to it.
+# virtio_net's csum is read-only (mode 0444): refused
 # before anything is written, naming modprobe. igb has no parameter in
 # sysfs: the one asked for is refused, saying so. Nothing is left changed.
 drv_param_one()
@@ -168,7 +169,10 @@ drv_param_one()
 			[ "$(cat /sys/module/e1000e/parameters/copybreak)" = "$p0" ] ||
 				fail "e1000e: copybreak not put back: $(cat /sys/module/e1000e/parameters/copybreak)"
 		done
-		log "e1000e copybreak 0 and 0x40 for a run each: every datagram accounted for, $p0 put back" ;;
+		log "e1000e copybreak 0 and 0x40 for a run each: every datagram accounted for, $p0 put back"
+		# its rx-copybreak is not a tunable: the error says what is
+		expect_fail 1 "tunable rx-copybreak: the driver has no such tunable \\(its module's parameter is one: knob param copybreak BYTES\\)" \
+			ip netns exec "$NS_B" $KTGEN dev set kd1 tunable rx-copybreak 0 ;;
 	virtio)
 		p0=$(cat /sys/module/virtio_net/parameters/csum)
 		expect_fail 1 "param csum: virtio_net's csum is read-only: it is set when the module loads \\(modprobe virtio_net csum=...\\)" \
