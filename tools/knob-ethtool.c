@@ -5,6 +5,7 @@
  * (single attributes); over the ETHTOOL_[GS]TUNABLE ioctl, the copybreaks.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -360,7 +361,7 @@ static int tunable_ioctl(const struct knob *k, uint32_t cmd, uint32_t *v)
 			!access(host_path(path, tmp, sizeof(tmp)), F_OK);
 		fprintf(stderr, "Error: %s: tunable %s: %s%s\n", k->ifname, k->name,
 			e == EOPNOTSUPP ? "the driver has no such tunable" : strerror(e),
-			param ? " (its module's parameter is one: knob param copybreak BYTES)" : "");
+			param ? " (its module's parameter is one: the knob param copybreak BYTES)" : "");
 	}
 	close(fd);
 	*v = req.v;

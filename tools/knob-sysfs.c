@@ -474,22 +474,28 @@ static int sysctl_set(const struct knob *k, const char *val)
  */
 static int param_path(const struct knob *k, char *path, size_t len, char *mod, size_t mlen)
 {
-	char link[PATH_MAX], lpath[PATH_MAX];
+	char at[128], dev[128], tmp[PATH_MAX], link[PATH_MAX];
 	const char *base;
 	ssize_t n;
 
-	snprintf(link, sizeof(link), "/sys/class/net/%s/device/driver/module", k->ifname);
-	n = readlink(host_path(link, lpath, sizeof(lpath)), link, sizeof(link) - 1);
+	snprintf(at, sizeof(at), "/sys/class/net/%s/device/driver/module", k->ifname);
+	n = readlink(host_path(at, tmp, sizeof(tmp)), link, sizeof(link) - 1);
 	if (n < 0) {
-		fprintf(stderr, "Error: %s: param %s: %s\n", k->ifname, k->name,
-			errno == ENOENT ? "the device has no driver module (a virtual device, or a driver built into the kernel)" :
-			strerror(errno));
+		int e = errno;
+
+		snprintf(dev, sizeof(dev), "/sys/class/net/%s", k->ifname);
+		if (e == ENOENT && access(host_path(dev, tmp, sizeof(tmp)), F_OK))
+			fprintf(stderr, "Error: %s: param %s: no such device\n", k->ifname, k->name);
+		else
+			fprintf(stderr, "Error: %s: param %s: %s\n", k->ifname, k->name,
+				e == ENOENT ? "the device has no driver module (a virtual device?)" :
+				strerror(e));
 		return -1;
 	}
 	link[n] = 0;
 	base = strrchr(link, '/');
 	base = base ? base + 1 : link;
-	if (!*base || strlen(base) >= mlen || !strcmp(base, "..")) {
+	if (!*base || strlen(base) >= mlen || !strcmp(base, "..") || !strcmp(base, ".")) {
 		fprintf(stderr, "Error: %s: param %s: the driver's module link says '%.64s'\n",
 			k->ifname, k->name, link);
 		return -1;
@@ -539,6 +545,39 @@ static int param_get(const struct knob *k, char *val, size_t len)
 	return 0;
 }
 
+/* A bool as the kernel reads one (kstrtobool()): 1, 0 or -1 for neither. */
+static int param_bool(const char *s)
+{
+	switch (s[0]) {
+	case 'y': case 'Y': case 't': case 'T': case '1':
+		return 1;
+	case 'n': case 'N': case 'f': case 'F': case '0':
+		return 0;
+	case 'o': case 'O':
+		return s[1] == 'n' || s[1] == 'N' ? 1 : s[1] == 'f' || s[1] == 'F' ? 0 : -1;
+	}
+	return -1;
+}
+
+/* The parameter reads back as the kernel prints it: a number in decimal,
+ * a bool as Y or N.
+ */
+static bool param_same(const char *want, const char *got)
+{
+	char *e1, *e2;
+	long long a, b;
+
+	if (!strcmp(want, got))
+		return true;
+	if (!strcmp(got, "Y") || !strcmp(got, "N"))
+		return param_bool(want) == (got[0] == 'Y');
+	errno = 0;
+	a = strtoll(want, &e1, 0);
+	b = strtoll(got, &e2, 0);
+	return !errno && *want && *got && !*e1 && !*e2 && a == b;
+}
+
+
 /* A parameter of mode 0444 is the module's for its life: named as such,
  * before a run (check) and where one is set, rather than as EACCES.
  */
@@ -547,7 +586,12 @@ static int param_writable(const struct knob *k, const char *path, const char *mo
 	char tmp[PATH_MAX];
 	struct stat st;
 
-	if (!stat(host_path(path, tmp, sizeof(tmp)), &st) && (st.st_mode & 0222))
+	if (stat(host_path(path, tmp, sizeof(tmp)), &st)) {
+		fprintf(stderr, "Error: %s: param %s: %s: %s\n", k->ifname, k->name, path,
+			strerror(errno));
+		return -1;
+	}
+	if (st.st_mode & 0222)
 		return 0;
 	fprintf(stderr, "Error: %s: param %s: %s's %s is read-only: it is set when the module loads (modprobe %s %s=...)\n",
 		k->ifname, k->name, mod, k->name, mod, k->name);
@@ -561,7 +605,8 @@ static int param_check(struct knob *k)
 	if (param_get(k, val, sizeof(val)) ||
 	    param_path(k, path, sizeof(path), mod, sizeof(mod)))
 		return -1;
-	return param_writable(k, path, mod);
+	/* already as wanted: nothing will be written */
+	return param_same(k->want, val) ? 0 : param_writable(k, path, mod);
 }
 
 static int param_set(const struct knob *k, const char *val)
@@ -603,31 +648,6 @@ static int want_param(struct knob *k, const char *arg)
 	}
 	snprintf(k->want, sizeof(k->want), "%s", arg);
 	return 0;
-}
-
-/* The parameter reads back as the kernel prints it: a number in decimal,
- * a bool as Y or N.
- */
-static bool param_same(const char *want, const char *got)
-{
-	static const char * const yes[] = { "1", "y", "Y", "on", "true" };
-	static const char * const no[] = { "0", "n", "N", "off", "false" };
-	char *e1, *e2;
-	long long a, b;
-	size_t i;
-
-	if (!strcmp(want, got))
-		return true;
-	errno = 0;
-	a = strtoll(want, &e1, 0);
-	b = strtoll(got, &e2, 0);
-	if (!errno && *want && *got && !*e1 && !*e2)
-		return a == b;
-	for (i = 0; i < ARRAY_SIZE(yes); i++)
-		if ((!strcmp(want, yes[i]) && !strcmp(got, "Y")) ||
-		    (!strcmp(want, no[i]) && !strcmp(got, "N")))
-			return true;
-	return false;
 }
 
 /* Resolved, a value lists one entry per queue ("q0 0-1 q1 2") or

@@ -505,7 +505,7 @@ int knobs_apply(struct knob_list *l)
 		}
 		if (knob_read(k, k->before, sizeof(k->before)))
 			goto err_restore;
-		if (!strcmp(k->before, k->want)) {
+		if (knob_same(k, k->want, k->before)) {
 			snprintf(k->after, sizeof(k->after), "%s", k->before);
 			continue;
 		}

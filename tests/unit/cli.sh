@@ -345,6 +345,10 @@ else
 		"# IntMode $(cat "$pdir/IntMode"), copybreak $(cat "$pdir/copybreak"): $out")
 	failed=$((failed + 1))
 fi
+t param_read_only_as_wanted 0 'knobs: eth7 param IntMode 0 \(unchanged\)$' dev set eth7 param IntMode 0
+echo N >"$pdir/flag"
+t param_bool_as_kernel 0 'knobs: eth7 param flag N \(unchanged\)$' dev set eth7 param flag off
+t param_no_device 1 '^Error: eth9: param copybreak: no such device$' dev set eth9 param copybreak 0
 t param_unknown 1 "e1000e has no parameter 'nope' \\(it has: .*copybreak" dev set eth7 param nope 1
 t param_no_driver 1 'veth9: param copybreak: the device has no driver module' \
 	dev set veth9 param copybreak 1

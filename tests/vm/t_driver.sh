@@ -171,7 +171,7 @@ drv_param_one()
 		done
 		log "e1000e copybreak 0 and 0x40 for a run each: every datagram accounted for, $p0 put back"
 		# its rx-copybreak is not a tunable: the error says what is
-		expect_fail 1 "tunable rx-copybreak: the driver has no such tunable \\(its module's parameter is one: knob param copybreak BYTES\\)" \
+		expect_fail 1 "tunable rx-copybreak: the driver has no such tunable \\(its module's parameter is one: the knob param copybreak BYTES\\)" \
 			ip netns exec "$NS_B" $KTGEN dev set kd1 tunable rx-copybreak 0 ;;
 	virtio)
 		p0=$(cat /sys/module/virtio_net/parameters/csum)
