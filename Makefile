@@ -38,7 +38,7 @@ DKMS_TARBALL	?= ktgen-$(VERSION)-source-only.dkms.tar.gz
 
 .PHONY: all deps module tools kdir-check clean checkpatch uapi check check-unit print-version \
 	check-vm check-debug check-uml check-uapi check-compat demo bench bench-overhead bench-profile \
-	bench-scale bench-rates bench-native \
+	bench-scale bench-rates bench-native bench-driver \
 	install install-tools install-module uninstall uninstall-tools \
 	uninstall-module dkms-tarball
 
@@ -136,6 +136,12 @@ bench-rates: deps
 # NIC's receive styles by service demand, one boot (bench/native.md).
 bench-native: deps
 	@scripts/bench-native.sh
+
+# Seed 001 on a real driver: recipe 02 between two igb NICs of QEMU 10,
+# under the icount clock, with each variant's receive path
+# (bench/driver-icount/results.md).
+bench-driver: deps
+	@scripts/bench-driver.sh
 
 # Installing builds what is missing but never installs build dependencies
 # (make deps): a packaging build has its own.

@@ -7,7 +7,8 @@
 # (vm-run.sh, quiet, at most SECS s, console in OUTDIR) with
 # KTGEN_BENCH_IN_GUEST=1, KTGEN_KO and KTGEN_BENCH_ICOUNT in its
 # environment. KTGEN_BENCH_ICOUNT=SHIFT runs the VM in QEMU's icount mode;
-# KTGEN_BENCH_MEM=MiB sizes its memory (vm-run.sh's default otherwise).
+# KTGEN_BENCH_MEM=MiB sizes its memory (vm-run.sh's default otherwise);
+# KTGEN_BENCH_NICS="igb ..." gives it real NIC pairs (vm-run.sh -n).
 # Exit status: vm-run.sh's. With --result, the guest must also have left
 # OUTDIR/FILE non-empty (else the console's tail goes to stderr and the
 # status is 1), and its setup line ("== NAME: SETUP") is printed as SETUP.
@@ -31,7 +32,7 @@ vm()
 {
 	KTGEN_VM_QUIET=1 "$here/vm-run.sh" -k "$kenv" -o "$out" -t "$secs" \
 		${KTGEN_BENCH_ICOUNT:+-i "$KTGEN_BENCH_ICOUNT"} \
-		${KTGEN_BENCH_MEM:+-m "$KTGEN_BENCH_MEM"} -- \
+		${KTGEN_BENCH_MEM:+-m "$KTGEN_BENCH_MEM"} ${KTGEN_BENCH_NICS:+-n "$KTGEN_BENCH_NICS"} -- \
 		env KTGEN_BENCH_IN_GUEST=1 KTGEN_KO="$ko" KTGEN_BENCH_ICOUNT="${KTGEN_BENCH_ICOUNT:-}" "$@"
 }
 [ -z "$result" ] && { vm "$@"; exit; }

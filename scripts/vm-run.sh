@@ -111,8 +111,11 @@ console=$out/console.log
 # slots N+2 and N+7: an igb's SR-IOV functions take the two slots 16
 # after its own (two igbs a slot apart collide, "function 0 not available
 # for igbvf"; one past slot 15 overflows). MACs 52:54:00:77:0N:01, :02.
-qemu=qemu-system-x86_64 nics=() nicspec=
+qemu=qemu-system-x86_64 nics=() nicspec= machine=q35
 if [ -n "$drivers" ]; then
+	# QEMU 10's q35 never leaves SeaBIOS under icount (any shift, sleep
+	# on or off: seen); its pc machine boots, and takes the NICs.
+	[ ${#icount[@]} -gt 0 ] && machine=pc
 	qroot=$("$here/fetch-qemu.sh")
 	qemu=$qroot/usr/bin/qemu-system-x86_64
 	export QEMU_MODULE_DIR=$qroot/usr/lib/x86_64-linux-gnu/qemu
@@ -161,7 +164,7 @@ boot_secs=${KTGEN_VM_BOOT_SECS:-300}
 watchdog=$!
 set +e
 timeout --foreground -k 10 "$secs" "$qemu" -pidfile "$out/qemu.pid" \
-	-M q35 -cpu max,la57=off -smp "$cpus" -m "$mem" -nic none "${icount[@]}" "${nics[@]}" \
+	-M $machine -cpu max,la57=off -smp "$cpus" -m "$mem" -nic none "${icount[@]}" "${nics[@]}" \
 	-nographic -no-reboot -monitor none -serial stdio \
 	-kernel "$VMLINUZ" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 log_buf_len=16M ktgvm.init=$here/vm-guest.sh ktgvm.kver=$KVER${kargs:+ $kargs}" \
