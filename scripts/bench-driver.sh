@@ -28,7 +28,7 @@ if [ "${KTGEN_BENCH_IN_GUEST:-}" = 1 ]; then
 	for mac in $(echo "${spec#*:}" | tr ',' ' '); do
 		ns=kbd$i
 		ip netns add $ns
-		for t in $(seq 100); do
+		for _ in $(seq 100); do
 			dev=$(grep -l "^$mac\$" /sys/class/net/*/address 2>/dev/null | head -1 | cut -d/ -f5)
 			[ -n "$dev" ] && break
 			sleep 0.2
@@ -40,7 +40,7 @@ if [ "${KTGEN_BENCH_IN_GUEST:-}" = 1 ]; then
 		ip -n $ns link set kd$i up
 		i=$((i + 1))
 	done
-	for t in $(seq 200); do
+	for _ in $(seq 200); do
 		ip -n kbd0 link show kd0 | grep -q LOWER_UP && ip -n kbd1 link show kd1 | grep -q LOWER_UP && break
 		sleep 0.1
 	done
