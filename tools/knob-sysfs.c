@@ -523,14 +523,14 @@ static void param_names(const char *mod, char *out, size_t len)
 		closedir(d);
 }
 
-static int param_get(const struct knob *k, char *val, size_t len)
+/* The value of the parameter at @path (param_path()'s). */
+static int param_read(const struct knob *k, const char *path, const char *mod,
+		      char *val, size_t len)
 {
-	char path[192], mod[64], tmp[PATH_MAX], names[256];
+	char names[256];
 	int err;
 
-	if (param_path(k, path, sizeof(path), mod, sizeof(mod)))
-		return -1;
-	err = read_first_line(host_path(path, tmp, sizeof(tmp)), val, len);
+	err = host_read_line(path, val, len);
 	if (err == -ENOENT) {
 		param_names(mod, names, sizeof(names));
 		fprintf(stderr, "Error: %s: param %s: %s has no parameter '%s' (%s%s)\n", k->ifname,
@@ -543,6 +543,15 @@ static int param_get(const struct knob *k, char *val, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+static int param_get(const struct knob *k, char *val, size_t len)
+{
+	char path[192], mod[64];
+
+	if (param_path(k, path, sizeof(path), mod, sizeof(mod)))
+		return -1;
+	return param_read(k, path, mod, val, len);
 }
 
 /* A bool as the kernel reads one (kstrtobool()): 1, 0 or -1 for neither. */
@@ -602,8 +611,8 @@ static int param_check(struct knob *k)
 {
 	char path[192], mod[64], val[64];
 
-	if (param_get(k, val, sizeof(val)) ||
-	    param_path(k, path, sizeof(path), mod, sizeof(mod)))
+	if (param_path(k, path, sizeof(path), mod, sizeof(mod)) ||
+	    param_read(k, path, mod, val, sizeof(val)))
 		return -1;
 	/* already as wanted: nothing will be written */
 	return param_same(k->want, val) ? 0 : param_writable(k, path, mod);

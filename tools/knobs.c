@@ -441,6 +441,17 @@ static int knob_write(struct knob *k, const char *val, char *after, size_t len)
 	return 0;
 }
 
+/* The kind's check of @k, inside its namespace. */
+static int knob_check(struct knob *k)
+{
+	int err = in_ns(k);
+
+	if (!err)
+		err = k->type->check(k);
+	ns_home();
+	return err;
+}
+
 int knobs_check(struct knob_list *l)
 {
 	static char val[KNOB_VAL_LEN];
@@ -448,16 +459,8 @@ int knobs_check(struct knob_list *l)
 
 	for (i = 0; i < l->n; i++) {
 		struct knob *k = &l->k[i];
-		int err;
+		int err = k->type->check ? knob_check(k) : knob_read(k, val, sizeof(val));
 
-		if (k->type->check) {
-			err = in_ns(k);
-			if (!err)
-				err = k->type->check(k);
-			ns_home();
-		} else {
-			err = knob_read(k, val, sizeof(val));
-		}
 		if (err) {
 			usage_error("run: knob %s%s%s %s%s%s cannot act here (the error above)",
 				    k->ifname, *k->netns ? "@" : "", k->netns, k->type->kw,
@@ -512,14 +515,8 @@ int knobs_apply(struct knob_list *l)
 		/* What the kind can refuse before writing is refused here,
 		 * with nothing to put back (dev set checks nothing first).
 		 */
-		if (k->type->check) {
-			err = in_ns(k);
-			if (!err)
-				err = k->type->check(k);
-			ns_home();
-			if (err)
-				goto err_restore;
-		}
+		if (k->type->check && knob_check(k))
+			goto err_restore;
 		/* Marked first: a value half taken is put back too. */
 		k->changed = true;
 		if (knob_write(k, k->want, k->after, sizeof(k->after)))
